@@ -1,0 +1,63 @@
+//! `deepred bench [depth]`: a fixed-depth search over the positions of `bench-positions/`,
+//! single-threaded and with a cleared hash table per position, so the node count is
+//! deterministic (OpenBench uses it as the engine's signature).
+
+use std::time::Instant;
+
+use shakmaty::Chess;
+
+use crate::eval::Evaluator;
+use crate::search::tt::TranspositionTable;
+use crate::search::{Limits, SearchParams, Shared, search};
+
+pub const DEFAULT_DEPTH: u32 = 11;
+pub const POSITIONS: &str = include_str!("../bench-positions/bench.epd");
+
+pub struct BenchResult {
+    pub nodes: u64,
+    pub millis: u64,
+}
+
+impl BenchResult {
+    pub fn nps(&self) -> u64 {
+        self.nodes * 1000 / self.millis.max(1)
+    }
+}
+
+/// The bench positions (FEN lines; blank lines and `#` comments skipped).
+pub fn positions() -> Vec<Chess> {
+    POSITIONS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| crate::uci::parse_fen(l, false).expect("bench position is valid"))
+        .collect()
+}
+
+/// Runs the bench; `progress` receives one line per position.
+pub fn run(depth: u32, evaluator: &Evaluator, mut progress: impl FnMut(&str)) -> BenchResult {
+    let tt = TranspositionTable::new(16);
+    let shared = Shared::default();
+    let mut nodes = 0;
+    let start = Instant::now();
+    let all = positions();
+    for (i, pos) in all.iter().enumerate() {
+        tt.clear();
+        let mut params = SearchParams::new(pos.clone(), Limits::depth(depth));
+        params.evaluator = evaluator.clone();
+        shared.stop.store(false, std::sync::atomic::Ordering::SeqCst);
+        let r = search(&params, &shared, &tt);
+        nodes += r.nodes;
+        progress(&format!(
+            "position {}/{}: {} nodes, best {}",
+            i + 1,
+            all.len(),
+            r.nodes,
+            r.best.map_or("0000".to_string(), |m| crate::search::uci_move(m, false))
+        ));
+    }
+    BenchResult {
+        nodes,
+        millis: start.elapsed().as_millis() as u64,
+    }
+}

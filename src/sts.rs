@@ -1,0 +1,328 @@
+//! `deepred sts`: runs an EPD test suite (Strategic Test Suite points in `c8`/`c9`, or `bm` worth
+//! 10 points) on Deep Red or on any UCI engine, and reports per-theme and total scores.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess};
+
+use crate::uci::client::EngineProcess;
+
+#[derive(Debug, Clone)]
+pub struct EpdPosition {
+    pub fen: String,
+    pub id: String,
+    pub theme: String,
+    /// Scored moves in UCI notation with their points.
+    pub moves: Vec<(String, u32)>,
+}
+
+/// Splits `s` at `;` outside double quotes.
+fn split_ops(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ';' if !quoted => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// Parses one EPD line. Errors name what is wrong.
+pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.len() < 4 {
+        return Err("fewer than 4 FEN fields".into());
+    }
+    let fen = format!("{} {} {} {} 0 1", fields[0], fields[1], fields[2], fields[3]);
+    let pos: Chess = crate::uci::parse_fen(&fen, false)?;
+    // The operations start after the fourth field.
+    let mut rest = line.trim_start();
+    for _ in 0..4 {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    let mut id = String::new();
+    let mut c8: Option<Vec<u32>> = None;
+    let mut c9: Option<Vec<String>> = None;
+    let mut bm: Vec<String> = Vec::new();
+    for op in split_ops(rest) {
+        let op = op.trim();
+        let Some((code, operand)) = op.split_once(char::is_whitespace) else { continue };
+        let operand = operand.trim().trim_matches('"');
+        match code {
+            "id" => id = operand.to_string(),
+            "c8" => {
+                c8 = Some(
+                    operand
+                        .split_whitespace()
+                        .map(|p| p.parse::<u32>().map_err(|_| format!("bad c8 points '{p}'")))
+                        .collect::<Result<_, _>>()?,
+                )
+            }
+            "c9" => c9 = Some(operand.split_whitespace().map(str::to_string).collect()),
+            "bm" => {
+                for san in operand.split_whitespace() {
+                    let m = san
+                        .parse::<San>()
+                        .map_err(|_| format!("bad bm move '{san}'"))
+                        .and_then(|s| s.to_move(&pos).map_err(|_| format!("illegal bm move '{san}'")))?;
+                    bm.push(m.to_uci(CastlingMode::Standard).to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    let moves = match (c8, c9) {
+        (Some(points), Some(moves)) if points.len() == moves.len() && !moves.is_empty() => {
+            moves.into_iter().zip(points).collect()
+        }
+        (Some(_), Some(_)) => return Err("c8 and c9 have different lengths".into()),
+        _ if !bm.is_empty() => bm.into_iter().map(|m| (m, 10)).collect(),
+        _ => return Err("no c8/c9 points and no bm move".into()),
+    };
+    let theme = match id.rsplit_once('.') {
+        Some((t, _)) => t.to_string(),
+        None if id.is_empty() => "all".to_string(),
+        None => id.clone(),
+    };
+    Ok(EpdPosition { fen, id, theme, moves })
+}
+
+/// Parses a whole suite; lines that fail are returned with their line number.
+pub fn parse_suite(text: &str) -> (Vec<EpdPosition>, Vec<String>) {
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        match parse_line(l) {
+            Ok(p) => ok.push(p),
+            Err(e) => bad.push(format!("line {}: {e}", i + 1)),
+        }
+    }
+    (ok, bad)
+}
+
+#[derive(Debug, Clone)]
+pub struct StsOptions {
+    /// Shell command of the engine; `None` runs this Deep Red binary.
+    pub engine: Option<String>,
+    pub movetime_ms: u64,
+    pub threads: usize,
+    pub hash_mb: usize,
+    pub concurrency: usize,
+    /// Extra `setoption` pairs.
+    pub options: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ThemeScore {
+    pub theme: String,
+    pub points: u32,
+    pub max: u32,
+    pub positions: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct StsReport {
+    pub engine: String,
+    pub themes: Vec<ThemeScore>,
+    pub points: u32,
+    pub max: u32,
+    pub errors: Vec<String>,
+}
+
+impl StsReport {
+    pub fn percent(&self) -> f64 {
+        100.0 * f64::from(self.points) / f64::from(self.max.max(1))
+    }
+    /// CCRL 40/4 estimate from fsmosca/STS-Rating (calibrated at about 200 ms a position).
+    pub fn elo_estimate(&self) -> f64 {
+        44.523 * self.percent() - 242.85
+    }
+}
+
+fn start_engine(opts: &StsOptions) -> Result<EngineProcess, String> {
+    let mut e = match &opts.engine {
+        Some(cmd) => EngineProcess::start_shell(cmd)?,
+        None => {
+            let exe = std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))?;
+            EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
+        }
+    };
+    e.set_option("Threads", &opts.threads.to_string())?;
+    e.set_option("Hash", &opts.hash_mb.to_string())?;
+    for (k, v) in &opts.options {
+        e.set_option(k, v)?;
+    }
+    e.is_ready(Duration::from_secs(30))?;
+    Ok(e)
+}
+
+/// Runs the suite with a progress bar on stderr.
+pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, String> {
+    let first = start_engine(opts)?;
+    let engine_name = first.name.clone();
+    let bar = ProgressBar::new(positions.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} positions, {msg} [{elapsed_precise} < {eta}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let got = Mutex::new(vec![None::<u32>; positions.len()]);
+    let errors = Mutex::new(Vec::new());
+    let points_so_far = std::sync::atomic::AtomicU32::new(0);
+    let concurrency = opts.concurrency.max(1);
+    let mut engines = vec![Some(first)];
+    for _ in 1..concurrency {
+        engines.push(Some(start_engine(opts)?));
+    }
+    std::thread::scope(|s| {
+        for slot in engines.iter_mut() {
+            let mut engine = slot.take();
+            let (next, got, errors, bar, points_so_far) = (&next, &got, &errors, &bar, &points_so_far);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= positions.len() {
+                        break;
+                    }
+                    let p = &positions[i];
+                    let mut answer = None;
+                    for _attempt in 0..2 {
+                        if engine.is_none() {
+                            engine = start_engine(opts).ok();
+                        }
+                        let Some(e) = engine.as_mut() else { break };
+                        let r = e
+                            .send("ucinewgame")
+                            .and_then(|_| e.is_ready(Duration::from_secs(30)))
+                            .and_then(|_| {
+                                e.go(
+                                    &format!("position fen {}", p.fen),
+                                    &format!("go movetime {}", opts.movetime_ms),
+                                    Duration::from_millis(opts.movetime_ms + 10_000),
+                                )
+                            });
+                        match r {
+                            Ok(a) => {
+                                answer = Some(a.bestmove);
+                                break;
+                            }
+                            Err(err) => {
+                                errors.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{}: {err}", p.id));
+                                engine = None; // restart it for the next try
+                            }
+                        }
+                    }
+                    let pts = answer.map(|mv| p.moves.iter().find(|(m, _)| *m == mv).map_or(0, |(_, pts)| *pts));
+                    got.lock().unwrap_or_else(|e| e.into_inner())[i] = pts;
+                    let total = points_so_far.fetch_add(pts.unwrap_or(0), Ordering::SeqCst) + pts.unwrap_or(0);
+                    bar.set_message(format!("{total} points"));
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let got = got.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut themes: Vec<ThemeScore> = Vec::new();
+    for (p, pts) in positions.iter().zip(&got) {
+        let max = p.moves.iter().map(|(_, v)| *v).max().unwrap_or(0);
+        let t = match themes.iter_mut().find(|t| t.theme == p.theme) {
+            Some(t) => t,
+            None => {
+                themes.push(ThemeScore { theme: p.theme.clone(), points: 0, max: 0, positions: 0 });
+                themes.last_mut().expect("just pushed")
+            }
+        };
+        t.points += pts.unwrap_or(0);
+        t.max += max;
+        t.positions += 1;
+    }
+    let points = themes.iter().map(|t| t.points).sum();
+    let max = themes.iter().map(|t| t.max).sum();
+    Ok(StsReport {
+        engine: engine_name,
+        themes,
+        points,
+        max,
+        errors: errors.into_inner().unwrap_or_else(|e| e.into_inner()),
+    })
+}
+
+/// The report as printed by `deepred sts`.
+pub fn format_report(r: &StsReport, opts: &StsOptions) -> String {
+    let mut s = format!(
+        "Engine: {}  ({} ms/position, {} thread(s))\n",
+        r.engine, opts.movetime_ms, opts.threads
+    );
+    for t in &r.themes {
+        s.push_str(&format!(
+            "{:<40} {:>5} / {:<5} ({:5.1}%)  {} positions\n",
+            t.theme,
+            t.points,
+            t.max,
+            100.0 * f64::from(t.points) / f64::from(t.max.max(1)),
+            t.positions
+        ));
+    }
+    s.push_str(&format!(
+        "Total: {} / {} ({:.2}%), estimated CCRL 40/4 Elo {:.0}\n",
+        r.points,
+        r.max,
+        r.percent(),
+        r.elo_estimate()
+    ));
+    if !r.errors.is_empty() {
+        s.push_str(&format!("{} engine error(s):\n", r.errors.len()));
+        for e in &r.errors {
+            s.push_str(&format!("  {e}\n"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sts_line() {
+        let l = r#"1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id "STS(v1.0) Undermine.001"; c0 "f5=10, Be5+=2, Bf2=3, Bg4=2"; c7 "f5 Be5+ Bf2 Bg4"; c8 "10 2 3 2"; c9 "f4f5 d4e5 d4f2 f3g4";"#;
+        let p = parse_line(l).unwrap();
+        assert_eq!(p.theme, "STS(v1.0) Undermine");
+        assert_eq!(p.moves[0], ("f4f5".to_string(), 10));
+        assert_eq!(p.moves[3], ("f3g4".to_string(), 2));
+    }
+
+    #[test]
+    fn bm_only_is_worth_ten() {
+        let p = parse_line(r#"6k1/8/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id "mate.1";"#).unwrap();
+        assert_eq!(p.moves, vec![("d1d8".to_string(), 10)]);
+    }
+
+    #[test]
+    fn bad_lines_are_reported() {
+        assert!(parse_line("8/8/8 w").is_err());
+        assert!(parse_line("8/8/8/8/8/8/8/8 w - - bm e4;").is_err());
+        let (ok, bad) = parse_suite("garbage\n6k1/8/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#;\n");
+        assert_eq!(ok.len(), 1);
+        assert_eq!(bad.len(), 1);
+    }
+}

@@ -1,0 +1,575 @@
+//! The UCI front end: reads commands on the calling thread, searches on another, and answers
+//! `isready`, `stop` and `ponderhit` at once while a search runs.
+
+pub mod client;
+pub mod out;
+
+use std::io::BufRead;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty_uci::UciMessage;
+
+use crate::eval::{self, Evaluator};
+use crate::search::tt::TranspositionTable;
+use crate::search::{self, Limits, SearchParams, Shared, hash_of, uci_move};
+use out::{info_string, send};
+
+pub const ENGINE_NAME: &str = concat!("Deep Red ", env!("CARGO_PKG_VERSION"));
+pub const ENGINE_AUTHOR: &str = "the Deep Red developers";
+
+/// Option limits (also used by the command line).
+pub const HASH_MAX_MB: i64 = 32768;
+pub const THREADS_MAX: i64 = 256;
+pub const MULTIPV_MAX: i64 = 256;
+
+/// Values of the UCI options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub move_overhead: u64,
+    pub chess960: bool,
+    pub evaluator: Evaluator,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead: 20,
+            chess960: false,
+            evaluator: eval::default_evaluator(),
+        }
+    }
+}
+
+/// A position as the GUI set it: the root and the keys of the positions that led to it.
+#[derive(Clone)]
+pub struct Game {
+    pub pos: Chess,
+    pub history: Vec<u64>,
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Game {
+            pos: Chess::default(),
+            history: Vec::new(),
+        }
+    }
+}
+
+/// Parses a FEN (standard, X-FEN or Shredder-FEN castling) into a position.
+pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, String> {
+    let parsed: Fen = fen
+        .trim()
+        .parse()
+        .map_err(|e| format!("invalid FEN '{}': {e}", fen.trim()))?;
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    match parsed.clone().into_position::<Chess>(mode) {
+        Ok(p) => Ok(p),
+        // Shredder-FEN castling of a Chess960 start in standard mode: retry as Chess960.
+        Err(_) if !chess960 => parsed
+            .into_position(CastlingMode::Chess960)
+            .map_err(|e| format!("illegal position '{}': {e}", fen.trim())),
+        Err(e) => Err(format!("illegal position '{}': {e}", fen.trim())),
+    }
+}
+
+/// Parses `position startpos|fen F [moves ...]` (the tokens after `position`).
+pub fn parse_position(args: &str, chess960: bool) -> Result<Game, String> {
+    let tokens: Vec<&str> = args.split_whitespace().collect();
+    let moves_at = tokens.iter().position(|t| *t == "moves");
+    let (setup, moves) = match moves_at {
+        Some(i) => (&tokens[..i], &tokens[i + 1..]),
+        None => (&tokens[..], &[][..]),
+    };
+    let mut pos = match setup.first() {
+        Some(&"startpos") if setup.len() == 1 => Chess::default(),
+        Some(&"fen") if setup.len() >= 2 => parse_fen(&setup[1..].join(" "), chess960)?,
+        _ => return Err("expected 'position startpos' or 'position fen <FEN>'".into()),
+    };
+    let mut history = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let uci: UciMove = text
+            .parse()
+            .map_err(|_| format!("move {} '{text}' is not a UCI move", i + 1))?;
+        let m = uci
+            .to_move(&pos)
+            .map_err(|_| format!("move {} '{text}' is illegal in {}", i + 1, fen_of(&pos)))?;
+        history.push(hash_of(&pos));
+        pos.play_unchecked(m);
+    }
+    Ok(Game { pos, history })
+}
+
+/// Parses the arguments of `go`. Unknown words are skipped with a warning; a keyword without a
+/// valid number is an error. Negative times (some GUIs send them when a clock ran out) count as 0.
+pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), String> {
+    let mut limits = Limits::default();
+    let mut warnings = Vec::new();
+    let tokens: Vec<&str> = args.split_whitespace().collect();
+    let mut i = 0;
+    let number = |i: usize, word: &str| -> Result<i64, String> {
+        let v = tokens
+            .get(i + 1)
+            .ok_or_else(|| format!("'go {word}' needs a number"))?;
+        v.parse::<i64>()
+            .map_err(|_| format!("'go {word} {v}': not a whole number"))
+    };
+    while i < tokens.len() {
+        let word = tokens[i];
+        match word {
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "wtime" | "btime" | "winc" | "binc" | "movetime" => {
+                let v = Some(number(i, word)?.max(0) as u64);
+                match word {
+                    "wtime" => limits.wtime = v,
+                    "btime" => limits.btime = v,
+                    "winc" => limits.winc = v,
+                    "binc" => limits.binc = v,
+                    _ => limits.movetime = v,
+                }
+                i += 1;
+            }
+            "movestogo" | "depth" | "mate" => {
+                let n = number(i, word)?;
+                if n < 1 {
+                    return Err(format!("'go {word} {n}': must be at least 1"));
+                }
+                let n = n.min(i64::from(u32::MAX)) as u32;
+                match word {
+                    "movestogo" => limits.movestogo = Some(n),
+                    "depth" => limits.depth = Some(n),
+                    _ => limits.mate = Some(n),
+                }
+                i += 1;
+            }
+            "nodes" => {
+                let n = number(i, word)?;
+                if n < 1 {
+                    return Err(format!("'go nodes {n}': must be at least 1"));
+                }
+                limits.nodes = Some(n as u64);
+                i += 1;
+            }
+            "searchmoves" => {
+                while let Some(t) = tokens.get(i + 1) {
+                    let Ok(uci) = t.parse::<UciMove>() else { break };
+                    match uci.to_move(pos) {
+                        Ok(m) => limits.searchmoves.push(m),
+                        Err(_) => warnings.push(format!("searchmoves: '{t}' is illegal here, ignored")),
+                    }
+                    i += 1;
+                }
+            }
+            other => warnings.push(format!("unknown go parameter '{other}' ignored")),
+        }
+        i += 1;
+    }
+    Ok((limits, warnings))
+}
+
+pub fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Board diagram for the `d` command.
+pub fn diagram(pos: &Chess) -> String {
+    let mut s = String::new();
+    s.push_str(" +---+---+---+---+---+---+---+---+\n");
+    for rank in (0..8).rev() {
+        for file in 0..8 {
+            let sq = shakmaty::Square::from_coords(
+                shakmaty::File::new(file),
+                shakmaty::Rank::new(rank),
+            );
+            let c = pos.board().piece_at(sq).map_or(' ', |p| p.char());
+            s.push_str(&format!(" | {c}"));
+        }
+        s.push_str(&format!(" | {}\n", rank + 1));
+        s.push_str(" +---+---+---+---+---+---+---+---+\n");
+    }
+    s.push_str("   a   b   c   d   e   f   g   h\n");
+    s
+}
+
+/// The UCI engine: options, current position, transposition table and the running search.
+pub struct Engine {
+    pub options: Options,
+    pub game: Game,
+    tt: Arc<TranspositionTable>,
+    shared: Arc<Shared>,
+    search: Option<JoinHandle<()>>,
+    debug: bool,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Self {
+        let options = Options::default();
+        Engine {
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            options,
+            game: Game::default(),
+            shared: Arc::new(Shared::default()),
+            search: None,
+            debug: false,
+        }
+    }
+
+    /// Reads commands until `quit` or end of input, then stops any search and returns.
+    pub fn run(&mut self, input: impl BufRead) {
+        for line in input.lines() {
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    info_string(&format!("error: could not read input ({e}); line ignored"));
+                    continue;
+                }
+            };
+            if !self.handle(&line) {
+                return;
+            }
+        }
+        // End of input: behave like quit.
+        self.stop_and_join();
+    }
+
+    fn searching(&self) -> bool {
+        self.search.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
+    pub fn stop_and_join(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.pondering.store(false, Ordering::SeqCst);
+        if let Some(h) = self.search.take() {
+            let _ = h.join();
+        }
+    }
+
+    /// Handles one line. Returns false on `quit`.
+    pub fn handle(&mut self, raw: &str) -> bool {
+        let line = raw.trim();
+        if line.is_empty() {
+            return true;
+        }
+        let mut parts = line.splitn(2, char::is_whitespace);
+        let cmd = parts.next().unwrap_or("");
+        let rest = parts.next().unwrap_or("").trim();
+        match cmd {
+            "quit" => {
+                self.stop_and_join();
+                return false;
+            }
+            "stop" => {
+                self.shared.stop.store(true, Ordering::SeqCst);
+                self.shared.pondering.store(false, Ordering::SeqCst);
+                return true;
+            }
+            "ponderhit" => {
+                self.shared.ponderhit();
+                return true;
+            }
+            "isready" => {
+                send("readyok");
+                return true;
+            }
+            "position" => {
+                match parse_position(rest, self.options.chess960) {
+                    Ok(g) => self.game = g,
+                    Err(e) => info_string(&format!("error: {e}; position unchanged")),
+                }
+                return true;
+            }
+            "d" => {
+                send_multiline(&format!(
+                    "{}Fen: {}\nKey: {:016X}\nEvaluator: {}",
+                    diagram(&self.game.pos),
+                    fen_of(&self.game.pos),
+                    hash_of(&self.game.pos),
+                    self.options.evaluator.name()
+                ));
+                return true;
+            }
+            "eval" => {
+                send_multiline(&crate::eval_report(&self.game.pos));
+                return true;
+            }
+            "perft" => {
+                self.perft_command(rest);
+                return true;
+            }
+            "bench" => {
+                if self.searching() {
+                    info_string("error: bench is not possible while searching; send stop first");
+                } else {
+                    let depth = match rest.parse::<u32>() {
+                        Ok(d) if (1..=64).contains(&d) => d,
+                        _ if rest.is_empty() => crate::bench::DEFAULT_DEPTH,
+                        _ => {
+                            info_string(&format!("error: bench depth '{rest}' is not 1..64"));
+                            return true;
+                        }
+                    };
+                    let r = crate::bench::run(depth, &self.options.evaluator, |l| info_string(l));
+                    send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
+                }
+                return true;
+            }
+            "go" if rest.split_whitespace().next() == Some("perft") => {
+                let n = rest.split_whitespace().nth(1).unwrap_or("");
+                self.perft_command(n);
+                return true;
+            }
+            "go" => {
+                match parse_go(rest, &self.game.pos) {
+                    Ok((limits, warnings)) => {
+                        for w in warnings {
+                            info_string(&format!("warning: {w}"));
+                        }
+                        self.go(limits);
+                    }
+                    Err(e) => info_string(&format!("error: {e}; no search started")),
+                }
+                return true;
+            }
+            _ => {}
+        }
+        match line.parse::<UciMessage>() {
+            Ok(msg) => self.handle_message(msg, line),
+            Err(_) => {
+                // UCI: ignore unknown leading tokens and try the rest of the line.
+                let tokens: Vec<&str> = line.split_whitespace().collect();
+                for i in 1..tokens.len() {
+                    if KNOWN.contains(&tokens[i]) {
+                        info_string(&format!(
+                            "warning: ignored unknown token(s) '{}'",
+                            tokens[..i].join(" ")
+                        ));
+                        return self.handle(&tokens[i..].join(" "));
+                    }
+                }
+                if KNOWN.contains(&cmd) {
+                    info_string(&format!("error: malformed command '{line}'"));
+                } else {
+                    info_string(&format!("error: unknown command '{line}'"));
+                }
+                true
+            }
+        }
+    }
+
+    fn perft_command(&mut self, arg: &str) {
+        match arg.trim().parse::<u32>() {
+            Ok(d) if (1..=10).contains(&d) => {
+                if self.searching() {
+                    info_string("error: perft is not possible while searching; send stop first");
+                    return;
+                }
+                let total = crate::perft::divide(&self.game.pos, d, |m, n| {
+                    info_string(&format!("{}: {n}", uci_move(m, self.options.chess960)))
+                });
+                info_string(&format!("Nodes searched: {total}"));
+            }
+            _ => info_string(&format!("error: perft depth '{arg}' is not 1..10")),
+        }
+    }
+
+    fn handle_message(&mut self, msg: UciMessage, line: &str) -> bool {
+        match msg {
+            UciMessage::Uci => {
+                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id author {ENGINE_AUTHOR}"));
+                for o in option_lines() {
+                    send(&o);
+                }
+                send("uciok");
+            }
+            UciMessage::Debug(on) => self.debug = on,
+            UciMessage::Register { .. } => {}
+            UciMessage::UciNewGame => {
+                self.stop_and_join();
+                self.tt.clear();
+                self.game = Game::default();
+            }
+            UciMessage::SetOption { name, value } => {
+                if self.searching() {
+                    info_string(&format!(
+                        "error: option '{name}' not changed: a search is running (send stop first)"
+                    ));
+                } else if let Err(e) = self.set_option(&name, value.as_deref()) {
+                    info_string(&format!("error: {e}"));
+                } else if self.debug {
+                    info_string(&format!("option '{name}' set"));
+                }
+            }
+            UciMessage::Stop | UciMessage::PonderHit | UciMessage::IsReady | UciMessage::Quit => {
+                unreachable!("handled before parsing")
+            }
+            UciMessage::Position { .. } | UciMessage::Go { .. } => unreachable!("handled before parsing"),
+            _ => info_string(&format!("error: '{line}' is not an engine command")),
+        }
+        true
+    }
+
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        let spin = |min: i64, max: i64| -> Result<i64, String> {
+            let v = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
+            let n: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("option '{name}': '{v}' is not a number"))?;
+            if n < min || n > max {
+                return Err(format!("option '{name}': {n} is outside {min}..{max}; unchanged"));
+            }
+            Ok(n)
+        };
+        let check = || -> Result<bool, String> {
+            match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+                Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                _ => Err(format!("option '{name}' takes true or false")),
+            }
+        };
+        match name.trim().to_ascii_lowercase().as_str() {
+            "hash" => {
+                let mb = spin(1, HASH_MAX_MB)? as usize;
+                if mb != self.options.hash_mb {
+                    self.tt = Arc::new(TranspositionTable::new(mb));
+                    self.options.hash_mb = mb;
+                }
+            }
+            "threads" => self.options.threads = spin(1, THREADS_MAX)? as usize,
+            "multipv" => self.options.multipv = spin(1, MULTIPV_MAX)? as usize,
+            "clear hash" => self.tt.clear(),
+            "ponder" => self.options.ponder = check()?,
+            "move overhead" => self.options.move_overhead = spin(0, 5000)? as u64,
+            "uci_chess960" => self.options.chess960 = check()?,
+            "evaluator" => {
+                let v = value.ok_or("option 'Evaluator' needs a value")?;
+                self.options.evaluator = eval::by_name(v.trim())?;
+            }
+            _ => return Err(format!("unknown option '{name}'")),
+        }
+        Ok(())
+    }
+
+    fn go(&mut self, limits: Limits) {
+        if self.searching() {
+            info_string("error: a search is already running; send stop first");
+            return;
+        }
+        if let Some(h) = self.search.take() {
+            let _ = h.join();
+        }
+        let params = SearchParams {
+            root: self.game.pos.clone(),
+            history: self.game.history.clone(),
+            threads: self.options.threads,
+            multipv: self.options.multipv,
+            move_overhead: self.options.move_overhead,
+            chess960: self.options.chess960,
+            evaluator: self.options.evaluator.clone(),
+            report: true,
+            limits,
+        };
+        let shared = self.shared.clone();
+        shared.stop.store(false, Ordering::SeqCst);
+        shared.pondering.store(params.limits.ponder, Ordering::SeqCst);
+        shared.reset_clock();
+        let tt = self.tt.clone();
+        self.search = Some(std::thread::spawn(move || run_search(&params, &shared, &tt)));
+    }
+}
+
+/// Command words that start a UCI line (used to skip unknown leading tokens).
+const KNOWN: &[&str] = &[
+    "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
+    "ponderhit", "quit", "d", "eval", "perft", "bench",
+];
+
+fn send_multiline(text: &str) {
+    for l in text.lines() {
+        info_string(l);
+    }
+}
+
+/// The search thread: searches, waits for `stop` or `ponderhit` in infinite/ponder mode, then
+/// answers `bestmove`.
+fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) {
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
+    let result = match outcome {
+        Ok(r) => Some(r),
+        Err(_) => {
+            info_string("error: internal search failure; playing the first legal move");
+            None
+        }
+    };
+    // In infinite and ponder mode, bestmove waits for stop (or ponderhit).
+    while !shared.stop.load(Ordering::SeqCst)
+        && (params.limits.infinite || shared.pondering.load(Ordering::SeqCst))
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let (best, ponder) = match result {
+        Some(r) => (r.best, r.ponder),
+        None => (params.root.legal_moves().first().copied(), None),
+    };
+    match best {
+        None => send("bestmove 0000"),
+        Some(b) => match ponder {
+            Some(p) => send(&format!(
+                "bestmove {} ponder {}",
+                uci_move(b, params.chess960),
+                uci_move(p, params.chess960)
+            )),
+            None => send(&format!("bestmove {}", uci_move(b, params.chess960))),
+        },
+    }
+}
+
+/// The `option` lines of the `uci` answer.
+pub fn option_lines() -> Vec<String> {
+    let d = Options::default();
+    vec![
+        format!("option name Hash type spin default {} min 1 max {HASH_MAX_MB}", d.hash_mb),
+        format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
+        "option name Clear Hash type button".to_string(),
+        format!("option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"),
+        "option name Ponder type check default false".to_string(),
+        format!("option name Move Overhead type spin default {} min 0 max 5000", d.move_overhead),
+        "option name UCI_Chess960 type check default false".to_string(),
+        format!(
+            "option name Evaluator type combo default {} {}",
+            d.evaluator.name(),
+            eval::EVALUATOR_NAMES
+                .iter()
+                .map(|n| format!("var {n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    ]
+}
