@@ -45,7 +45,9 @@ pub fn run(depth: u32, evaluator: &Evaluator, mut progress: impl FnMut(&str)) ->
         tt.clear();
         let mut params = SearchParams::new(pos.clone(), Limits::depth(depth));
         params.evaluator = evaluator.clone();
-        shared.stop.store(false, std::sync::atomic::Ordering::SeqCst);
+        shared
+            .stop
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         let r = search(&params, &shared, &tt);
         nodes += r.nodes;
         progress(&format!(
@@ -53,7 +55,8 @@ pub fn run(depth: u32, evaluator: &Evaluator, mut progress: impl FnMut(&str)) ->
             i + 1,
             all.len(),
             r.nodes,
-            r.best.map_or("0000".to_string(), |m| crate::search::uci_move(m, false))
+            r.best
+                .map_or("0000".to_string(), |m| crate::search::uci_move(m, false))
         ));
     }
     BenchResult {

@@ -21,8 +21,15 @@ pub fn eval_report(pos: &Chess) -> String {
         match eval::by_name(name) {
             Ok(eval::Evaluator::Scalar(e)) => {
                 let stm = e.evaluate(pos, key);
-                let white = if pos.turn() == shakmaty::Color::White { stm } else { -stm };
-                out.push_str(&format!("{name}: {:+.2} (White's view)\n", f64::from(white) / 100.0));
+                let white = if pos.turn() == shakmaty::Color::White {
+                    stm
+                } else {
+                    -stm
+                };
+                out.push_str(&format!(
+                    "{name}: {:+.2} (White's view)\n",
+                    f64::from(white) / 100.0
+                ));
             }
             Ok(eval::Evaluator::Comparator(_)) => {
                 out.push_str(&format!("{name}: comparator (no single-position score)\n"));

@@ -6,7 +6,11 @@ use clap::{Parser, Subcommand};
 use deepred::{bench, eval, perft, search, sts, uci};
 
 #[derive(Parser)]
-#[command(name = "deepred", version, about = "Deep Red: a UCI chess engine that learns from experience")]
+#[command(
+    name = "deepred",
+    version,
+    about = "Deep Red: a UCI chess engine that learns from experience"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,
@@ -89,7 +93,12 @@ fn main() -> ExitCode {
             println!("{} nodes {} nps", r.nodes, r.nps());
             ExitCode::SUCCESS
         }
-        Some(Cmd::Perft { depth, fen, divide, chess960 }) => {
+        Some(Cmd::Perft {
+            depth,
+            fen,
+            divide,
+            chess960,
+        }) => {
             let pos = match fen {
                 Some(f) => match uci::parse_fen(&f, chess960) {
                     Ok(p) => p,
@@ -99,7 +108,9 @@ fn main() -> ExitCode {
             };
             let start = std::time::Instant::now();
             let total = if divide {
-                perft::divide(&pos, depth, |m, n| println!("{}: {n}", search::uci_move(m, chess960)))
+                perft::divide(&pos, depth, |m, n| {
+                    println!("{}: {n}", search::uci_move(m, chess960))
+                })
             } else {
                 perft::perft(&pos, depth)
             };
@@ -119,7 +130,16 @@ fn main() -> ExitCode {
             print!("{}", deepred::eval_report(&pos));
             ExitCode::SUCCESS
         }
-        Some(Cmd::Sts { epd, engine, movetime, threads, hash, concurrency, limit, options }) => {
+        Some(Cmd::Sts {
+            epd,
+            engine,
+            movetime,
+            threads,
+            hash,
+            concurrency,
+            limit,
+            options,
+        }) => {
             let text = match std::fs::read(&epd) {
                 Ok(b) => String::from_utf8_lossy(&b).into_owned(),
                 Err(e) => return fail(&format!("cannot read '{epd}': {e}")),

@@ -45,7 +45,10 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
     if fields.len() < 4 {
         return Err("fewer than 4 FEN fields".into());
     }
-    let fen = format!("{} {} {} {} 0 1", fields[0], fields[1], fields[2], fields[3]);
+    let fen = format!(
+        "{} {} {} {} 0 1",
+        fields[0], fields[1], fields[2], fields[3]
+    );
     let pos: Chess = crate::uci::parse_fen(&fen, false)?;
     // The operations start after the fourth field.
     let mut rest = line.trim_start();
@@ -60,7 +63,9 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
     let mut bm: Vec<String> = Vec::new();
     for op in split_ops(rest) {
         let op = op.trim();
-        let Some((code, operand)) = op.split_once(char::is_whitespace) else { continue };
+        let Some((code, operand)) = op.split_once(char::is_whitespace) else {
+            continue;
+        };
         let operand = operand.trim().trim_matches('"');
         match code {
             "id" => id = operand.to_string(),
@@ -78,7 +83,10 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
                     let m = san
                         .parse::<San>()
                         .map_err(|_| format!("bad bm move '{san}'"))
-                        .and_then(|s| s.to_move(&pos).map_err(|_| format!("illegal bm move '{san}'")))?;
+                        .and_then(|s| {
+                            s.to_move(&pos)
+                                .map_err(|_| format!("illegal bm move '{san}'"))
+                        })?;
                     bm.push(m.to_uci(CastlingMode::Standard).to_string());
                 }
             }
@@ -98,7 +106,12 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
         None if id.is_empty() => "all".to_string(),
         None => id.clone(),
     };
-    Ok(EpdPosition { fen, id, theme, moves })
+    Ok(EpdPosition {
+        fen,
+        id,
+        theme,
+        moves,
+    })
 }
 
 /// Parses a whole suite; lines that fail are returned with their line number.
@@ -161,7 +174,8 @@ fn start_engine(opts: &StsOptions) -> Result<EngineProcess, String> {
     let mut e = match &opts.engine {
         Some(cmd) => EngineProcess::start_shell(cmd)?,
         None => {
-            let exe = std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))?;
+            let exe =
+                std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))?;
             EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
         }
     };
@@ -180,8 +194,10 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, St
     let engine_name = first.name.clone();
     let bar = ProgressBar::new(positions.len() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} positions, {msg} [{elapsed_precise} < {eta}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} positions, {msg} [{elapsed_precise} < {eta}]",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let next = AtomicUsize::new(0);
     let got = Mutex::new(vec![None::<u32>; positions.len()]);
@@ -195,7 +211,8 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, St
     std::thread::scope(|s| {
         for slot in engines.iter_mut() {
             let mut engine = slot.take();
-            let (next, got, errors, bar, points_so_far) = (&next, &got, &errors, &bar, &points_so_far);
+            let (next, got, errors, bar, points_so_far) =
+                (&next, &got, &errors, &bar, &points_so_far);
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -225,14 +242,23 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, St
                                 break;
                             }
                             Err(err) => {
-                                errors.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{}: {err}", p.id));
+                                errors
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .push(format!("{}: {err}", p.id));
                                 engine = None; // restart it for the next try
                             }
                         }
                     }
-                    let pts = answer.map(|mv| p.moves.iter().find(|(m, _)| *m == mv).map_or(0, |(_, pts)| *pts));
+                    let pts = answer.map(|mv| {
+                        p.moves
+                            .iter()
+                            .find(|(m, _)| *m == mv)
+                            .map_or(0, |(_, pts)| *pts)
+                    });
                     got.lock().unwrap_or_else(|e| e.into_inner())[i] = pts;
-                    let total = points_so_far.fetch_add(pts.unwrap_or(0), Ordering::SeqCst) + pts.unwrap_or(0);
+                    let total = points_so_far.fetch_add(pts.unwrap_or(0), Ordering::SeqCst)
+                        + pts.unwrap_or(0);
                     bar.set_message(format!("{total} points"));
                     bar.inc(1);
                 }
@@ -247,7 +273,12 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, St
         let t = match themes.iter_mut().find(|t| t.theme == p.theme) {
             Some(t) => t,
             None => {
-                themes.push(ThemeScore { theme: p.theme.clone(), points: 0, max: 0, positions: 0 });
+                themes.push(ThemeScore {
+                    theme: p.theme.clone(),
+                    points: 0,
+                    max: 0,
+                    positions: 0,
+                });
                 themes.last_mut().expect("just pushed")
             }
         };

@@ -119,7 +119,8 @@ impl Shared {
             .store(self.epoch.elapsed().as_millis() as u64, Ordering::SeqCst);
     }
     pub fn elapsed_ms(&self) -> u64 {
-        (self.epoch.elapsed().as_millis() as u64).saturating_sub(self.start_ms.load(Ordering::SeqCst))
+        (self.epoch.elapsed().as_millis() as u64)
+            .saturating_sub(self.start_ms.load(Ordering::SeqCst))
     }
     pub fn ponderhit(&self) {
         self.reset_clock();
@@ -250,6 +251,7 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         id: usize,
         shared: &'a Shared,
@@ -275,7 +277,7 @@ impl<'a> Worker<'a> {
             frames: vec![Frame::default(); MAX_PLY + 4],
             history: vec![[0; 64]; 12],
             counters: vec![[0; 64]; 12],
-            pv: vec![Vec::with_capacity(MAX_PLY); MAX_PLY + 1],
+            pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
             keys: history.to_vec(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),
@@ -283,7 +285,9 @@ impl<'a> Worker<'a> {
     }
 
     fn flush_nodes(&mut self) {
-        self.shared.nodes.fetch_add(self.unflushed, Ordering::Relaxed);
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
         self.unflushed = 0;
     }
 
@@ -399,7 +403,14 @@ impl<'a> Worker<'a> {
             .collect()
     }
 
-    fn update_quiet_stats(&mut self, pos: &Chess, best: Move, quiets: &[Move], depth: i32, ply: usize) {
+    fn update_quiet_stats(
+        &mut self,
+        pos: &Chess,
+        best: Move,
+        quiets: &[Move],
+        depth: i32,
+        ply: usize,
+    ) {
         let turn = pos.turn();
         let code = encode_move(&best);
         let f = &mut self.frames[ply];
@@ -513,8 +524,8 @@ impl<'a> Worker<'a> {
             }
             // Null-move pruning.
             let turn = pos.turn();
-            let non_pawn = pos.board().by_color(turn)
-                & !(pos.board().pawns() | pos.board().kings());
+            let non_pawn =
+                pos.board().by_color(turn) & !(pos.board().pawns() | pos.board().kings());
             if depth >= 3
                 && static_eval >= beta
                 && !self.frames[ply.saturating_sub(1)].null
@@ -527,8 +538,15 @@ impl<'a> Worker<'a> {
                 self.frames[ply].null = true;
                 self.frames[ply].moved = None;
                 self.keys.push(null_hash);
-                let score =
-                    -self.negamax(&null_pos, null_hash, depth - 1 - r, ply + 1, -beta, -beta + 1, !cut_node);
+                let score = -self.negamax(
+                    &null_pos,
+                    null_hash,
+                    depth - 1 - r,
+                    ply + 1,
+                    -beta,
+                    -beta + 1,
+                    !cut_node,
+                );
                 self.keys.pop();
                 self.frames[ply].null = false;
                 if self.stopped {
@@ -587,11 +605,18 @@ impl<'a> Worker<'a> {
                     if depth <= 6 && quiets.len() >= lmp_limit {
                         continue;
                     }
-                    if depth <= 6 && static_eval + 100 + 90 * depth <= alpha && order < ORDER_COUNTER {
+                    if depth <= 6
+                        && static_eval + 100 + 90 * depth <= alpha
+                        && order < ORDER_COUNTER
+                    {
                         continue;
                     }
                 }
-                if !quiet && depth <= 6 && order < ORDER_GOOD_CAPTURE && !see::see_ge(pos.board(), turn, &m, -90 * depth) {
+                if !quiet
+                    && depth <= 6
+                    && order < ORDER_GOOD_CAPTURE
+                    && !see::see_ge(pos.board(), turn, &m, -90 * depth)
+                {
                     continue;
                 }
             }
@@ -618,12 +643,29 @@ impl<'a> Worker<'a> {
                     }
                     r = r.clamp(0, new_depth - 1);
                 }
-                score = -self.negamax(&child, child_hash, new_depth - r, ply + 1, -alpha - 1, -alpha, true);
+                score = -self.negamax(
+                    &child,
+                    child_hash,
+                    new_depth - r,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    true,
+                );
                 if score > alpha && r > 0 {
-                    score = -self.negamax(&child, child_hash, new_depth, ply + 1, -alpha - 1, -alpha, !cut_node);
+                    score = -self.negamax(
+                        &child,
+                        child_hash,
+                        new_depth,
+                        ply + 1,
+                        -alpha - 1,
+                        -alpha,
+                        !cut_node,
+                    );
                 }
                 if score > alpha && pv_node {
-                    score = -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
+                    score =
+                        -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
                 }
             }
             self.keys.pop();
@@ -658,7 +700,7 @@ impl<'a> Worker<'a> {
             // Only at the root when every move is excluded, or when everything was pruned.
             return if root { alpha } else { static_eval.max(alpha) };
         }
-        if !(root && !self.root_excluded.is_empty()) {
+        if !root || self.root_excluded.is_empty() {
             let bound = if best_score >= beta {
                 Bound::Lower
             } else if alpha > orig_alpha {
@@ -668,7 +710,14 @@ impl<'a> Worker<'a> {
             };
             let code = best_move.map_or(0, |m| encode_move(&m));
             let code = if bound == Bound::Upper { 0 } else { code };
-            self.tt.store(hash, code, score_to_tt(best_score, ply), if in_check { 0 } else { static_eval }, depth, bound);
+            self.tt.store(
+                hash,
+                code,
+                score_to_tt(best_score, ply),
+                if in_check { 0 } else { static_eval },
+                depth,
+                bound,
+            );
         }
         best_score
     }
@@ -683,11 +732,17 @@ impl<'a> Worker<'a> {
         }
         self.pv[ply].clear();
         let in_check = pos.is_check();
-        if pos.halfmoves() >= 100 || (pos.board().occupied().count() <= 4 && pos.is_insufficient_material()) {
+        if pos.halfmoves() >= 100
+            || (pos.board().occupied().count() <= 4 && pos.is_insufficient_material())
+        {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { self.evaluate(pos, hash) };
+            return if in_check {
+                0
+            } else {
+                self.evaluate(pos, hash)
+            };
         }
         let pv_node = beta - alpha > 1;
         let tt_entry = self.tt.probe(hash);
@@ -750,7 +805,8 @@ impl<'a> Worker<'a> {
             let m = moves[i];
             if !in_check {
                 // Delta pruning and losing captures.
-                let gain = m.capture().map_or(0, value_of) + m.promotion().map_or(0, |p| value_of(p) - 100);
+                let gain = m.capture().map_or(0, value_of)
+                    + m.promotion().map_or(0, |p| value_of(p) - 100);
                 if stand_pat + gain + 200 <= alpha && m.promotion().is_none() {
                     continue;
                 }
@@ -787,7 +843,14 @@ impl<'a> Worker<'a> {
             Bound::Upper
         };
         let code = best_move.map_or(0, |m| encode_move(&m));
-        self.tt.store(hash, code, score_to_tt(best_score, ply), if in_check { 0 } else { stand_pat }, 0, bound);
+        self.tt.store(
+            hash,
+            code,
+            score_to_tt(best_score, ply),
+            if in_check { 0 } else { stand_pat },
+            0,
+            bound,
+        );
         best_score
     }
 
@@ -796,8 +859,14 @@ impl<'a> Worker<'a> {
         let root = &params.root;
         let root_hash = hash_of(root);
         self.keys.push(root_hash);
-        let multipv = if self.id == 0 { params.multipv.clamp(1, root_moves.len().max(1)) } else { 1 };
-        let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 4, |d| (d as i32).clamp(1, MAX_PLY as i32 - 4));
+        let multipv = if self.id == 0 {
+            params.multipv.clamp(1, root_moves.len().max(1))
+        } else {
+            1
+        };
+        let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 4, |d| {
+            (d as i32).clamp(1, MAX_PLY as i32 - 4)
+        });
         let mut result = SearchResult {
             best: root_moves.first().copied(),
             ponder: None,
@@ -813,11 +882,15 @@ impl<'a> Worker<'a> {
             // Helper threads skip around to desynchronise (Lazy SMP).
             let mut lines: Vec<Line> = Vec::with_capacity(multipv);
             self.root_excluded.clear();
+            #[allow(clippy::needless_range_loop)]
             for pv_idx in 0..multipv {
                 self.seldepth = 0;
                 let mut delta = 20;
                 let (mut alpha, mut beta) = if depth >= 5 {
-                    ((prev_scores[pv_idx] - delta).max(-INF), (prev_scores[pv_idx] + delta).min(INF))
+                    (
+                        (prev_scores[pv_idx] - delta).max(-INF),
+                        (prev_scores[pv_idx] + delta).min(INF),
+                    )
                 } else {
                     (-INF, INF)
                 };
@@ -851,7 +924,16 @@ impl<'a> Worker<'a> {
                 if self.id == 0 && params.report {
                     self.flush_nodes();
                     let line = lines.last().expect("just pushed");
-                    report_line(params, self.shared, self.tt, depth, self.seldepth, pv_idx + 1, line, start);
+                    report_line(
+                        params,
+                        self.shared,
+                        self.tt,
+                        depth,
+                        self.seldepth,
+                        pv_idx + 1,
+                        line,
+                        start,
+                    );
                 }
             }
             self.root_excluded.clear();
@@ -900,7 +982,11 @@ fn report_line(
     let ms = start.elapsed().as_millis() as u64;
     let nodes = shared.nodes.load(Ordering::Relaxed);
     let nps = nodes * 1000 / ms.max(1);
-    let pv: Vec<String> = line.pv.iter().map(|m| uci_move(*m, params.chess960)).collect();
+    let pv: Vec<String> = line
+        .pv
+        .iter()
+        .map(|m| uci_move(*m, params.chess960))
+        .collect();
     crate::uci::out::send(&format!(
         "info depth {depth} seldepth {seldepth} multipv {multipv} score {} nodes {nodes} nps {nps} hashfull {} time {ms} pv {}",
         format_score(line.score),
@@ -949,7 +1035,14 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
         }
     }
     if root_moves.is_empty() {
-        return SearchResult { best: None, ponder: None, score: 0, depth: 0, nodes: 0, lines: Vec::new() };
+        return SearchResult {
+            best: None,
+            ponder: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            lines: Vec::new(),
+        };
     }
     let budget = time::budget(&params.limits.clock(root.turn()), params.move_overhead);
     let budget = if params.limits.infinite { None } else { budget };
@@ -967,12 +1060,30 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
             let scalar = scalar.clone();
             let root_moves = root_moves.clone();
             handles.push(s.spawn(move || {
-                let mut w = Worker::new(id, shared, helpers_stop, tt, &*scalar, limits, budget, &params.history);
+                let mut w = Worker::new(
+                    id,
+                    shared,
+                    helpers_stop,
+                    tt,
+                    &*scalar,
+                    limits,
+                    budget,
+                    &params.history,
+                );
                 w.root_allowed = root_moves.clone();
                 w.iterate(params, &root_moves)
             }));
         }
-        let mut main = Worker::new(0, shared, helpers_stop, tt, &*scalar, limits, budget, &params.history);
+        let mut main = Worker::new(
+            0,
+            shared,
+            helpers_stop,
+            tt,
+            &*scalar,
+            limits,
+            budget,
+            &params.history,
+        );
         main.root_allowed = root_moves.clone();
         let r = main.iterate(params, &root_moves);
         helpers_stop.store(true, Ordering::SeqCst);
@@ -989,7 +1100,10 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
         if let Some(e) = tt.probe(h)
             && e.mv != 0
         {
-            result.ponder = child.legal_moves().into_iter().find(|m| encode_move(m) == e.mv);
+            result.ponder = child
+                .legal_moves()
+                .into_iter()
+                .find(|m| encode_move(m) == e.mv);
         }
     }
     result

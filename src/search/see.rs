@@ -14,7 +14,11 @@ fn value(role: Role) -> i32 {
 pub fn see_ge(board: &Board, us: Color, m: &Move, threshold: i32) -> bool {
     let (from, to, captured_sq) = match *m {
         Move::Normal { from, to, .. } => (from, to, to),
-        Move::EnPassant { from, to } => (from, to, shakmaty::Square::from_coords(to.file(), from.rank())),
+        Move::EnPassant { from, to } => (
+            from,
+            to,
+            shakmaty::Square::from_coords(to.file(), from.rank()),
+        ),
         Move::Castle { .. } | Move::Put { .. } => return threshold <= 0,
     };
     let mut swap = m.capture().map_or(0, value) - threshold;
@@ -52,7 +56,11 @@ pub fn see_ge(board: &Board, us: Color, m: &Move, threshold: i32) -> bool {
         if role == Role::King {
             // The king may only capture if the other side has no attacker left.
             let others = board.attacks_to(to, !stm, occupied) & occupied;
-            return if others.is_empty() { res == 1 } else { res == 0 };
+            return if others.is_empty() {
+                res == 1
+            } else {
+                res == 0
+            };
         }
         swap = value(role) - swap;
         if swap < res {
@@ -69,7 +77,11 @@ mod tests {
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen, uci::UciMove};
 
     fn see(fen: &str, uci: &str, threshold: i32) -> bool {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
         let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
         see_ge(pos.board(), pos.turn(), &m, threshold)
     }

@@ -80,7 +80,10 @@ mod tests {
                     };
                     let b = budget(&c, 10).unwrap();
                     assert!(b.soft_ms <= b.hard_ms);
-                    assert!(b.hard_ms <= time.saturating_sub(10).max(1), "{time} {inc} {mtg:?} {b:?}");
+                    assert!(
+                        b.hard_ms <= time.saturating_sub(10).max(1),
+                        "{time} {inc} {mtg:?} {b:?}"
+                    );
                 }
             }
         }

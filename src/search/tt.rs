@@ -3,7 +3,7 @@
 //! Each entry is two `AtomicU64`s: `key ^ data` and `data` (Hyatt's lockless hashing): a torn
 //! write from another thread makes the XOR check fail and reads as a miss, never as a wrong hit.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use shakmaty::Move;
 

@@ -82,7 +82,9 @@ impl EngineProcess {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(l) => Ok(l),
-            Err(RecvTimeoutError::Timeout) => Err(format!("engine '{}' did not answer in time", self.name)),
+            Err(RecvTimeoutError::Timeout) => {
+                Err(format!("engine '{}' did not answer in time", self.name))
+            }
             Err(RecvTimeoutError::Disconnected) => Err(format!("engine '{}' exited", self.name)),
         }
     }
@@ -99,7 +101,12 @@ impl EngineProcess {
     }
 
     /// Sends `position_cmd` then `go_cmd` and waits for `bestmove` (at most `timeout`).
-    pub fn go(&mut self, position_cmd: &str, go_cmd: &str, timeout: Duration) -> Result<GoAnswer, String> {
+    pub fn go(
+        &mut self,
+        position_cmd: &str,
+        go_cmd: &str,
+        timeout: Duration,
+    ) -> Result<GoAnswer, String> {
         self.send(position_cmd)?;
         self.send(go_cmd)?;
         let deadline = Instant::now() + timeout;

@@ -7,13 +7,13 @@ pub mod out;
 use std::io::BufRead;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, PositionError};
 use shakmaty_uci::UciMessage;
 
 use crate::eval::{self, Evaluator};
@@ -56,19 +56,10 @@ impl Default for Options {
 }
 
 /// A position as the GUI set it: the root and the keys of the positions that led to it.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Game {
     pub pos: Chess,
     pub history: Vec<u64>,
-}
-
-impl Default for Game {
-    fn default() -> Self {
-        Game {
-            pos: Chess::default(),
-            history: Vec::new(),
-        }
-    }
 }
 
 /// Parses a FEN (standard, X-FEN or Shredder-FEN castling) into a position.
@@ -82,11 +73,18 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, String> {
     } else {
         CastlingMode::Standard
     };
-    match parsed.clone().into_position::<Chess>(mode) {
+    // Accept positions that cannot arise in a game but are well-defined (perft suites have
+    // them): too much material, impossible checks.
+    let relaxed = |fen: Fen, mode| {
+        fen.into_position::<Chess>(mode)
+            .or_else(PositionError::ignore_too_much_material)
+            .or_else(PositionError::ignore_impossible_check)
+            .map_err(|e| e.to_string())
+    };
+    match relaxed(parsed.clone(), mode) {
         Ok(p) => Ok(p),
         // Shredder-FEN castling of a Chess960 start in standard mode: retry as Chess960.
-        Err(_) if !chess960 => parsed
-            .into_position(CastlingMode::Chess960)
+        Err(_) if !chess960 => relaxed(parsed, CastlingMode::Chess960)
             .map_err(|e| format!("illegal position '{}': {e}", fen.trim())),
         Err(e) => Err(format!("illegal position '{}': {e}", fen.trim())),
     }
@@ -175,7 +173,9 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), String
                     let Ok(uci) = t.parse::<UciMove>() else { break };
                     match uci.to_move(pos) {
                         Ok(m) => limits.searchmoves.push(m),
-                        Err(_) => warnings.push(format!("searchmoves: '{t}' is illegal here, ignored")),
+                        Err(_) => {
+                            warnings.push(format!("searchmoves: '{t}' is illegal here, ignored"))
+                        }
                     }
                     i += 1;
                 }
@@ -197,10 +197,8 @@ pub fn diagram(pos: &Chess) -> String {
     s.push_str(" +---+---+---+---+---+---+---+---+\n");
     for rank in (0..8).rev() {
         for file in 0..8 {
-            let sq = shakmaty::Square::from_coords(
-                shakmaty::File::new(file),
-                shakmaty::Rank::new(rank),
-            );
+            let sq =
+                shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
             let c = pos.board().piece_at(sq).map_or(' ', |p| p.char());
             s.push_str(&format!(" | {c}"));
         }
@@ -218,6 +216,9 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     shared: Arc<Shared>,
     search: Option<JoinHandle<()>>,
+    /// True from `go` until the search thread is about to print `bestmove`: a GUI that has read
+    /// `bestmove` may send the next `go` at once, before the thread has fully ended.
+    busy: Arc<AtomicBool>,
     debug: bool,
 }
 
@@ -236,6 +237,7 @@ impl Engine {
             game: Game::default(),
             shared: Arc::new(Shared::default()),
             search: None,
+            busy: Arc::new(AtomicBool::new(false)),
             debug: false,
         }
     }
@@ -259,7 +261,7 @@ impl Engine {
     }
 
     fn searching(&self) -> bool {
-        self.search.as_ref().is_some_and(|h| !h.is_finished())
+        self.busy.load(Ordering::SeqCst)
     }
 
     pub fn stop_and_join(&mut self) {
@@ -334,7 +336,7 @@ impl Engine {
                             return true;
                         }
                     };
-                    let r = crate::bench::run(depth, &self.options.evaluator, |l| info_string(l));
+                    let r = crate::bench::run(depth, &self.options.evaluator, info_string);
                     send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
                 }
                 return true;
@@ -429,7 +431,9 @@ impl Engine {
             UciMessage::Stop | UciMessage::PonderHit | UciMessage::IsReady | UciMessage::Quit => {
                 unreachable!("handled before parsing")
             }
-            UciMessage::Position { .. } | UciMessage::Go { .. } => unreachable!("handled before parsing"),
+            UciMessage::Position { .. } | UciMessage::Go { .. } => {
+                unreachable!("handled before parsing")
+            }
             _ => info_string(&format!("error: '{line}' is not an engine command")),
         }
         true
@@ -443,7 +447,9 @@ impl Engine {
                 .parse()
                 .map_err(|_| format!("option '{name}': '{v}' is not a number"))?;
             if n < min || n > max {
-                return Err(format!("option '{name}': {n} is outside {min}..{max}; unchanged"));
+                return Err(format!(
+                    "option '{name}': {n} is outside {min}..{max}; unchanged"
+                ));
             }
             Ok(n)
         };
@@ -498,17 +504,36 @@ impl Engine {
         };
         let shared = self.shared.clone();
         shared.stop.store(false, Ordering::SeqCst);
-        shared.pondering.store(params.limits.ponder, Ordering::SeqCst);
+        shared
+            .pondering
+            .store(params.limits.ponder, Ordering::SeqCst);
         shared.reset_clock();
         let tt = self.tt.clone();
-        self.search = Some(std::thread::spawn(move || run_search(&params, &shared, &tt)));
+        let busy = self.busy.clone();
+        busy.store(true, Ordering::SeqCst);
+        self.search = Some(std::thread::spawn(move || {
+            run_search(&params, &shared, &tt, &busy)
+        }));
     }
 }
 
 /// Command words that start a UCI line (used to skip unknown leading tokens).
 const KNOWN: &[&str] = &[
-    "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
-    "ponderhit", "quit", "d", "eval", "perft", "bench",
+    "uci",
+    "debug",
+    "isready",
+    "setoption",
+    "register",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "quit",
+    "d",
+    "eval",
+    "perft",
+    "bench",
 ];
 
 fn send_multiline(text: &str) {
@@ -519,7 +544,7 @@ fn send_multiline(text: &str) {
 
 /// The search thread: searches, waits for `stop` or `ponderhit` in infinite/ponder mode, then
 /// answers `bestmove`.
-fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) {
+fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable, busy: &AtomicBool) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
     let result = match outcome {
         Ok(r) => Some(r),
@@ -538,6 +563,7 @@ fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) {
         Some(r) => (r.best, r.ponder),
         None => (params.root.legal_moves().first().copied(), None),
     };
+    busy.store(false, Ordering::SeqCst);
     match best {
         None => send("bestmove 0000"),
         Some(b) => match ponder {
@@ -555,12 +581,18 @@ fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) {
 pub fn option_lines() -> Vec<String> {
     let d = Options::default();
     vec![
-        format!("option name Hash type spin default {} min 1 max {HASH_MAX_MB}", d.hash_mb),
+        format!(
+            "option name Hash type spin default {} min 1 max {HASH_MAX_MB}",
+            d.hash_mb
+        ),
         format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
         "option name Clear Hash type button".to_string(),
         format!("option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"),
         "option name Ponder type check default false".to_string(),
-        format!("option name Move Overhead type spin default {} min 0 max 5000", d.move_overhead),
+        format!(
+            "option name Move Overhead type spin default {} min 0 max 5000",
+            d.move_overhead
+        ),
         "option name UCI_Chess960 type check default false".to_string(),
         format!(
             "option name Evaluator type combo default {} {}",

@@ -1,0 +1,128 @@
+//! A small UCI driver for tests: runs the real `deepred` binary and talks to it over pipes.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+pub struct Uci {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<String>,
+    /// Every line received so far.
+    pub log: Vec<String>,
+}
+
+impl Uci {
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    pub fn start_with(args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start deepred");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Uci {
+            child,
+            stdin,
+            rx,
+            log: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line, or None after `timeout`.
+    pub fn line(&mut self, timeout: Duration) -> Option<String> {
+        match self.rx.recv_timeout(timeout) {
+            Ok(l) => {
+                self.log.push(l.clone());
+                Some(l)
+            }
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Reads until a line satisfies `pred`; returns every line read, the matching one last.
+    /// Panics after `timeout`.
+    pub fn until(&mut self, timeout: Duration, pred: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.line(left) {
+                Some(l) => {
+                    let done = pred(&l);
+                    lines.push(l);
+                    if done {
+                        return lines;
+                    }
+                }
+                None => panic!("timed out after {timeout:?}; got {lines:?}"),
+            }
+        }
+    }
+
+    pub fn bestmove(&mut self, timeout: Duration) -> (String, Vec<String>) {
+        let lines = self.until(timeout, |l| l.starts_with("bestmove"));
+        let best = lines.last().unwrap().clone();
+        (best, lines)
+    }
+
+    pub fn isready(&mut self) {
+        self.send("isready");
+        self.until(Duration::from_secs(10), |l| l == "readyok");
+    }
+
+    /// Sends `quit` and waits for the process to end.
+    pub fn quit(mut self) -> std::process::ExitStatus {
+        self.send("quit");
+        self.close_stdin();
+        wait_exit(&mut self.child, Duration::from_secs(10)).expect("engine exits after quit")
+    }
+}
+
+pub fn wait_exit(child: &mut Child, timeout: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if let Ok(Some(s)) = child.try_wait() {
+            return Some(s);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    None
+}
+
+impl Drop for Uci {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub const SECS: fn(u64) -> Duration = Duration::from_secs;

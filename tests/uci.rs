@@ -1,0 +1,628 @@
+//! UCI conversations with the real binary.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{SECS, Uci, wait_exit};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+
+const ALLOWED: &[&str] = &["id ", "option ", "uciok", "readyok", "bestmove ", "info "];
+
+fn assert_protocol_clean(lines: &[String]) {
+    for l in lines {
+        assert!(
+            ALLOWED.iter().any(|p| l.starts_with(p) || l == p.trim()),
+            "non-UCI line on stdout: {l:?}"
+        );
+    }
+}
+
+fn pos_from(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
+}
+
+fn assert_legal(pos: &Chess, uci: &str) {
+    let m: UciMove = uci
+        .parse()
+        .unwrap_or_else(|_| panic!("not a UCI move: {uci}"));
+    m.to_move(pos)
+        .unwrap_or_else(|_| panic!("illegal move {uci}"));
+}
+
+fn best_of(line: &str) -> String {
+    line.split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// The value after `key` in an info line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let w: Vec<&str> = line.split_whitespace().collect();
+    w.iter()
+        .position(|x| *x == key)
+        .and_then(|i| w.get(i + 1).copied())
+}
+
+#[test]
+fn handshake_lists_options_and_is_clean() {
+    let mut e = Uci::start();
+    e.send("uci");
+    let lines = e.until(SECS(10), |l| l == "uciok");
+    assert!(lines[0].starts_with("id name Deep Red"));
+    assert!(lines.iter().any(|l| l.starts_with("id author")));
+    for opt in [
+        "option name Hash type spin",
+        "option name Threads type spin",
+        "option name Clear Hash type button",
+        "option name MultiPV type spin",
+        "option name Ponder type check",
+        "option name Move Overhead type spin",
+        "option name UCI_Chess960 type check",
+        "option name Evaluator type combo default pst",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(opt)), "missing {opt}");
+    }
+    e.send("debug on");
+    e.send("debug off");
+    e.isready();
+    assert_protocol_clean(&e.log);
+    assert!(e.quit().success());
+}
+
+#[test]
+fn go_depth_reports_full_info_and_a_legal_move() {
+    let mut e = Uci::start();
+    e.send("ucinewgame");
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go depth 6");
+    let (best, lines) = e.bestmove(SECS(60));
+    let pos = pos_from("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+    assert_legal(&pos, &best_of(&best));
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" pv "))
+        .expect("an info line with a pv");
+    for key in [
+        "depth", "seldepth", "multipv", "score", "nodes", "nps", "hashfull", "time", "pv",
+    ] {
+        assert!(field(last, key).is_some(), "{key} missing in {last}");
+    }
+    assert_eq!(field(last, "depth"), Some("6"));
+    // The pv is a legal line from the position and starts with the best move.
+    let mut p = pos.clone();
+    let pv: Vec<&str> = last
+        .split(" pv ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(pv[0], best_of(&best));
+    for m in pv {
+        let mv = m
+            .parse::<UciMove>()
+            .unwrap()
+            .to_move(&p)
+            .expect("legal pv move");
+        p.play_unchecked(mv);
+    }
+    // The ponder move, if any, is legal after the best move.
+    if let Some(ponder) = field(&best, "ponder") {
+        let mut after = pos.clone();
+        after.play_unchecked(
+            best_of(&best)
+                .parse::<UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap(),
+        );
+        assert_legal(&after, ponder);
+    }
+    assert_protocol_clean(&e.log);
+    e.quit();
+}
+
+#[test]
+fn stop_and_isready_during_infinite_search() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("isready");
+    let lines = e.until(SECS(5), |l| l == "readyok" || l.starts_with("bestmove"));
+    assert_eq!(
+        lines.last().unwrap(),
+        "readyok",
+        "isready answered during the search, before bestmove"
+    );
+    // No bestmove without stop, even after a while.
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(500) {
+        if let Some(l) = e.line(Duration::from_millis(50)) {
+            assert!(
+                !l.starts_with("bestmove"),
+                "bestmove before stop in infinite mode"
+            );
+        }
+    }
+    let sent = Instant::now();
+    e.send("stop");
+    let (best, _) = e.bestmove(SECS(5));
+    assert!(sent.elapsed() < SECS(2), "stop took {:?}", sent.elapsed());
+    assert_legal(&Chess::default(), &best_of(&best));
+    e.quit();
+}
+
+#[test]
+fn infinite_search_of_a_short_line_still_waits_for_stop() {
+    // Mate in one: the search reaches its end at once, but bestmove must wait for stop.
+    let mut e = Uci::start();
+    e.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    e.send("go infinite depth 3");
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(400) {
+        if let Some(l) = e.line(Duration::from_millis(50)) {
+            assert!(!l.starts_with("bestmove"));
+        }
+    }
+    e.send("stop");
+    let (best, _) = e.bestmove(SECS(5));
+    assert_eq!(best_of(&best), "d1d8");
+    e.quit();
+}
+
+#[test]
+fn ponder_then_ponderhit_and_ponder_then_stop() {
+    let mut e = Uci::start();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves d2d4 d7d5 c2c4");
+    e.send("go ponder wtime 3000 btime 3000 winc 0 binc 0");
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(500) {
+        if let Some(l) = e.line(Duration::from_millis(50)) {
+            assert!(!l.starts_with("bestmove"), "bestmove while pondering");
+        }
+    }
+    e.send("ponderhit");
+    let (best, _) = e.bestmove(SECS(5));
+    let pos = pos_from("rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - 0 2");
+    assert_legal(&pos, &best_of(&best));
+
+    e.send("go ponder wtime 3000 btime 3000");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("stop");
+    let (best, _) = e.bestmove(SECS(5));
+    assert_legal(&pos, &best_of(&best));
+    e.quit();
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let mut e = Uci::start();
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos");
+    e.send("go depth 5");
+    let (_, lines) = e.bestmove(SECS(60));
+    let at5: Vec<&String> = lines
+        .iter()
+        .filter(|l| field(l, "depth") == Some("5") && l.contains(" pv "))
+        .collect();
+    assert_eq!(at5.len(), 3, "{at5:?}");
+    let mut firsts: Vec<&str> = at5.iter().map(|l| field(l, "pv").unwrap()).collect();
+    for (i, l) in at5.iter().enumerate() {
+        assert_eq!(field(l, "multipv"), Some((i + 1).to_string().as_str()));
+    }
+    firsts.sort();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3);
+    e.quit();
+}
+
+#[test]
+fn finds_mates() {
+    let mut e = Uci::start();
+    e.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    e.send("go depth 4");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert_eq!(best_of(&best), "d1d8");
+    assert!(lines.iter().any(|l| l.contains("score mate 1 ")));
+
+    // Mate in two: 1.Kb6 Kb8 2.Rh8# (no mate in one).
+    e.send("position fen k7/8/2K5/8/8/8/8/7R w - - 0 1");
+    e.send("go mate 2");
+    let (best, lines) = e.bestmove(SECS(30));
+    let last = lines.iter().rev().find(|l| l.contains(" score ")).unwrap();
+    assert_eq!(field(last, "mate"), Some("2"), "{last}");
+    assert_legal(&pos_from("k7/8/2K5/8/8/8/8/7R w - - 0 1"), &best_of(&best));
+
+    // Being mated is reported with a negative mate score: 1...Kb8 2.Rh8#.
+    e.send("position fen k7/8/1K6/8/8/8/8/7R b - - 0 1");
+    e.send("go depth 4");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert_eq!(best_of(&best), "a8b8");
+    let last = lines.iter().rev().find(|l| l.contains(" score ")).unwrap();
+    assert!(last.contains("score mate -1 "), "{last}");
+    e.quit();
+}
+
+#[test]
+fn terminal_roots_answer_0000() {
+    let mut e = Uci::start();
+    // Stalemate.
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go depth 3");
+    let (best, _) = e.bestmove(SECS(10));
+    assert_eq!(best, "bestmove 0000");
+    // Checkmate (fool's mate).
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    e.send("go wtime 1000 btime 1000");
+    let (best, _) = e.bestmove(SECS(10));
+    assert_eq!(best, "bestmove 0000");
+    e.send("go infinite");
+    e.send("stop");
+    let (best, _) = e.bestmove(SECS(10));
+    assert_eq!(best, "bestmove 0000");
+    e.quit();
+}
+
+/// The FEN the engine reports for its current position (`d`).
+fn current_fen(e: &mut Uci) -> String {
+    e.send("d");
+    let lines = e.until(SECS(10), |l| l.starts_with("info string Evaluator: "));
+    let fen = lines
+        .iter()
+        .find(|l| l.starts_with("info string Fen: "))
+        .expect("a Fen line");
+    fen.trim_start_matches("info string Fen: ").to_string()
+}
+
+#[test]
+fn bad_position_keeps_the_previous_one() {
+    let mut e = Uci::start();
+    e.send("position startpos moves e2e4");
+    let good = current_fen(&mut e);
+    assert_eq!(
+        good,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+    for bad in [
+        "position fen not a fen",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/4K2R b K - 0 1 moves e1g1",
+        "position startpos moves e2e5",
+        "position startpos moves e2e4 e2e4",
+        "position startpos moves zz99",
+        "position",
+        "position fen",
+        "position sideways",
+    ] {
+        e.send(bad);
+        let l = e.until(SECS(5), |l| l.starts_with("info string"));
+        assert!(l.last().unwrap().contains("error"), "{bad}: {l:?}");
+        assert_eq!(current_fen(&mut e), good, "after {bad}");
+    }
+    e.isready();
+    assert_protocol_clean(&e.log);
+    e.quit();
+}
+
+#[test]
+fn option_errors_are_reported_and_values_checked() {
+    let mut e = Uci::start();
+    for bad in [
+        "setoption name Hash value 0",
+        "setoption name Hash value lots",
+        "setoption name Threads value 100000",
+        "setoption name MultiPV value -1",
+        "setoption name Ponder value maybe",
+        "setoption name Evaluator value oracle",
+        "setoption name NoSuchOption value 1",
+        "setoption name Move Overhead value",
+    ] {
+        e.send(bad);
+        let l = e.until(SECS(5), |l| l.starts_with("info string"));
+        assert!(l.last().unwrap().contains("error"), "{bad}: {l:?}");
+    }
+    let errors_before = e.log.iter().filter(|l| l.contains("error")).count();
+    for good in [
+        "setoption name Hash value 8",
+        "setoption name Threads value 2",
+        "setoption name Clear Hash",
+        "setoption name Move Overhead value 50",
+        "setoption name Evaluator value pst",
+        "setoption name UCI_Chess960 value false",
+    ] {
+        e.send(good);
+    }
+    e.send("position startpos");
+    e.send("go depth 5");
+    let (best, _) = e.bestmove(SECS(30));
+    assert_legal(&Chess::default(), &best_of(&best));
+    assert_eq!(
+        e.log.iter().filter(|l| l.contains("error")).count(),
+        errors_before,
+        "{:?}",
+        e.log
+    );
+    e.quit();
+}
+
+#[test]
+fn searchmoves_and_nodes_limit() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    e.send("go depth 6 searchmoves a2a3 h2h3");
+    let (best, _) = e.bestmove(SECS(30));
+    assert!(
+        ["a2a3", "h2h3"].contains(&best_of(&best).as_str()),
+        "{best}"
+    );
+
+    e.send("go nodes 20000");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert_legal(&Chess::default(), &best_of(&best));
+    let nodes: u64 = lines
+        .iter()
+        .filter_map(|l| field(l, "nodes"))
+        .map(|n| n.parse().unwrap())
+        .max()
+        .unwrap_or(0);
+    // Checked every 1024 nodes.
+    assert!(nodes <= 20000 + 2048, "{nodes}");
+    e.quit();
+}
+
+#[test]
+fn clock_is_respected() {
+    let mut e = Uci::start();
+    e.send("setoption name Move Overhead value 50");
+    e.send("position startpos moves e2e4 c7c5");
+    for (wtime, extra) in [
+        (1000u64, ""),
+        (300, " winc 100"),
+        (5000, " movestogo 1"),
+        (100, ""),
+    ] {
+        let t = Instant::now();
+        e.send(&format!("go wtime {wtime} btime {wtime}{extra}"));
+        let (best, _) = e.bestmove(SECS(30));
+        assert!(
+            t.elapsed() < Duration::from_millis(wtime),
+            "used {:?} of {wtime} ms",
+            t.elapsed()
+        );
+        assert!(best.starts_with("bestmove g1f3") || best.len() > 9);
+    }
+    let t = Instant::now();
+    e.send("go movetime 300");
+    e.bestmove(SECS(30));
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    e.quit();
+}
+
+#[test]
+fn threads_search_and_quit_during_search() {
+    let mut e = Uci::start();
+    e.send("setoption name Threads value 2");
+    e.send("position fen r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4");
+    e.send("go depth 6");
+    let (best, _) = e.bestmove(SECS(60));
+    assert_eq!(best_of(&best), "h5f7", "Qxf7#");
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    let status = e.quit();
+    assert!(status.success());
+    assert!(t.elapsed() < SECS(5));
+}
+
+#[test]
+fn end_of_input_exits_cleanly() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.close_stdin();
+    let status = wait_exit(&mut e.child, SECS(10)).expect("exits at end of input");
+    assert!(status.success());
+}
+
+#[test]
+fn chess960_castling_notation() {
+    let mut e = Uci::start();
+    e.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1 moves e1g1");
+    assert_eq!(current_fen(&mut e), "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1");
+    e.send("setoption name UCI_Chess960 value true");
+    e.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1 moves e1h1");
+    assert_eq!(current_fen(&mut e), "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1");
+    // A Chess960 start with Shredder-FEN castling; moves are printed king-takes-rook.
+    e.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+    e.send("perft 1");
+    let lines = e.until(SECS(10), |l| l.contains("Nodes searched"));
+    assert!(lines.last().unwrap().ends_with("21"), "{lines:?}");
+    e.send("go depth 4");
+    let (best, _) = e.bestmove(SECS(30));
+    assert!(best.starts_with("bestmove "));
+    e.quit();
+}
+
+#[test]
+fn human_commands() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    e.send("d");
+    let lines = e.until(SECS(5), |l| l.starts_with("info string Key:"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("| r | n | b | q | k | b | n | r | 8"))
+    );
+    e.send("eval");
+    let lines = e.until(SECS(5), |l| l.starts_with("info string pst:"));
+    assert!(lines.last().unwrap().contains("(White's view)"));
+    e.send("perft 3");
+    let lines = e.until(SECS(10), |l| l.contains("Nodes searched"));
+    assert_eq!(lines.last().unwrap(), "info string Nodes searched: 8902");
+    assert_eq!(lines.len(), 21);
+    e.send("go perft 2");
+    let lines = e.until(SECS(10), |l| l.contains("Nodes searched"));
+    assert_eq!(lines.last().unwrap(), "info string Nodes searched: 400");
+    e.send("bench 2");
+    let lines = e.until(SECS(60), |l| l.ends_with(" nps"));
+    assert!(lines.last().unwrap().starts_with("info string "));
+    assert_protocol_clean(&e.log);
+    e.quit();
+}
+
+/// Deterministic xorshift, so a failure can be replayed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn survives_thousands_of_random_and_mutated_lines() {
+    let corpus = [
+        "uci",
+        "isready",
+        "debug on",
+        "debug off",
+        "ucinewgame",
+        "position startpos",
+        "position startpos moves e2e4 e7e5 g1f3",
+        "position fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1 moves c7c5",
+        "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "go depth 2",
+        "go nodes 300",
+        "go movetime 5",
+        "go wtime 50 btime 50 winc 1 binc 1",
+        "go depth 1 searchmoves e2e4",
+        "go mate 1",
+        "stop",
+        "ponderhit",
+        "setoption name MultiPV value 2",
+        "setoption name Move Overhead value 5",
+        "setoption name UCI_Chess960 value true",
+        "setoption name UCI_Chess960 value false",
+        "setoption name Evaluator value pst",
+        "setoption name Clear Hash",
+        "d",
+        "eval",
+        "register later",
+    ];
+    let junk = [
+        "\u{0}",
+        "é",
+        "\t",
+        "  ",
+        "-1",
+        "99999999999999999999",
+        "moves",
+        "fen",
+        "value",
+        "name",
+        "💥",
+        "\\",
+        "\"",
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut e = Uci::start();
+    let mut sent = 0;
+    while sent < 3000 {
+        let base = corpus[rng.below(corpus.len())];
+        let mut line: String = match rng.below(4) {
+            0 => base.to_string(),
+            1 => {
+                // Character mutations.
+                let mut chars: Vec<char> = base.chars().collect();
+                for _ in 0..1 + rng.below(4) {
+                    let i = rng.below(chars.len() + 1);
+                    match rng.below(3) {
+                        0 if i < chars.len() => {
+                            chars.remove(i);
+                        }
+                        1 => chars.insert(i, (32 + rng.below(95)) as u8 as char),
+                        _ if i < chars.len() => chars[i] = (32 + rng.below(95)) as u8 as char,
+                        _ => {}
+                    }
+                }
+                chars.into_iter().collect()
+            }
+            2 => {
+                // Token mutations.
+                let mut toks: Vec<String> = base.split(' ').map(str::to_string).collect();
+                let i = rng.below(toks.len());
+                match rng.below(3) {
+                    0 => toks[i] = junk[rng.below(junk.len())].to_string(),
+                    1 => toks.insert(i, junk[rng.below(junk.len())].to_string()),
+                    _ => {
+                        let j = rng.below(toks.len());
+                        toks.swap(i, j);
+                    }
+                }
+                toks.join(" ")
+            }
+            _ => (0..rng.below(40))
+                .map(|_| (rng.below(256) as u8) as char)
+                .collect(),
+        };
+        // Keep the run short and the engine alive: no quit, no long perft/bench, no huge
+        // hash tables or thread counts, no endless searches.
+        let lower = line.to_ascii_lowercase();
+        if [
+            "quit", "perft", "bench", "hash", "threads", "infinite", "ponder",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+        {
+            continue;
+        }
+        if lower.contains("go")
+            && !lower.contains("depth")
+            && !lower.contains("nodes")
+            && !lower.contains("movetime")
+            && !lower.contains("time")
+        {
+            line = "go depth 1".to_string();
+        }
+        line.retain(|c| c != '\n' && c != '\r');
+        e.send(&line);
+        sent += 1;
+        if sent % 500 == 0 {
+            e.send("stop");
+            e.isready();
+        }
+    }
+    // Let a search that is still running end, and drop its output.
+    e.send("stop");
+    std::thread::sleep(Duration::from_millis(500));
+    while e.line(Duration::from_millis(200)).is_some() {}
+    e.isready();
+    e.send("setoption name UCI_Chess960 value false");
+    e.send("setoption name MultiPV value 1");
+    e.send("position startpos moves e2e4");
+    e.send("go depth 4");
+    let (best, _) = e.bestmove(SECS(60));
+    let pos = pos_from("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    assert_legal(&pos, &best_of(&best));
+    assert_protocol_clean(&e.log);
+    let status = e.quit();
+    assert!(status.success());
+}
