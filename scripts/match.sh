@@ -45,10 +45,11 @@ if [ -z "${STOCKFISH:-}" ]; then
     [ -n "$STOCKFISH" ] || STOCKFISH=/usr/games/stockfish
 fi
 
-# Relative DEEPRED path is relative to the repo root.
+# A relative DEEPRED is taken from the current dir if it exists there,
+# otherwise relative to the repo root.
 case "$DEEPRED" in
     /*) ;;
-    *) DEEPRED="$ROOT/$DEEPRED" ;;
+    *) if [ -e "$PWD/$DEEPRED" ]; then DEEPRED="$PWD/$DEEPRED"; else DEEPRED="$ROOT/$DEEPRED"; fi ;;
 esac
 
 if [ ! -x "$FASTCHESS" ]; then
@@ -87,9 +88,16 @@ case "$OPP" in
     *) usage ;;
 esac
 
+# Make user-supplied relative paths absolute (fastchess runs in a scratch dir).
+abspath() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+BOOK="$(abspath "$BOOK")"
+PGNOUT="$(abspath "$PGNOUT")"
+
 ROUNDS=$(( (GAMES + 1) / 2 ))
 rm -f "$PGNOUT"
 LOG="$(mktemp /tmp/match-"$OPP".XXXXXX.log)"
+# fastchess autosaves its state to ./config.json; keep that out of the repo.
+WORKDIR="$(mktemp -d /tmp/match-"$OPP".XXXXXX.d)"
 
 CMD=("$FASTCHESS"
      -engine "cmd=$DEEPRED" name=deepred
@@ -106,7 +114,7 @@ CMD=("$FASTCHESS"
 
 echo "# deepred vs $OPP: $((ROUNDS * 2)) games, tc=$TC, concurrency=$CONCURRENCY"
 echo "# book=$BOOK"
-echo "# pgn=$PGNOUT  log=$LOG"
+echo "# pgn=$PGNOUT  log=$LOG  fastchess state dir=$WORKDIR"
 echo "# $(printf '%q ' "${CMD[@]}")"
 echo
 
@@ -122,7 +130,7 @@ filter() {
 }
 
 set +e
-"${CMD[@]}" 2>&1 | tee "$LOG" | filter
+(cd "$WORKDIR" && exec "${CMD[@]}") 2>&1 | tee "$LOG" | filter
 RC=${PIPESTATUS[0]}
 set -e
 

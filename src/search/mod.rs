@@ -211,6 +211,76 @@ fn piece_index(color: Color, role: Role) -> usize {
     (role as usize - 1) + if color == Color::White { 0 } else { 6 }
 }
 
+/// Moves in order of their scores: the first few by selection (cut nodes rarely need more),
+/// then the rest sorted at once.
+struct Picker {
+    keys: [i64; 256],
+    n: usize,
+    next: usize,
+}
+
+impl Picker {
+    fn new(scores: impl Iterator<Item = i32>) -> Self {
+        let mut keys = [0i64; 256];
+        let mut n = 0;
+        for (i, s) in scores.enumerate() {
+            keys[i] = (i64::from(s) << 8) | i as i64;
+            n += 1;
+        }
+        Picker { keys, n, next: 0 }
+    }
+
+    /// (index in the move list, ordering score) of the next move.
+    #[inline]
+    fn next(&mut self) -> Option<(usize, i32)> {
+        if self.next >= self.n {
+            return None;
+        }
+        let i = self.next;
+        if i < 3 {
+            let mut bi = i;
+            for j in i + 1..self.n {
+                if self.keys[j] > self.keys[bi] {
+                    bi = j;
+                }
+            }
+            self.keys.swap(i, bi);
+        } else if i == 3 {
+            self.keys[3..self.n].sort_unstable_by(|a, b| b.cmp(a));
+        }
+        self.next += 1;
+        let k = self.keys[i];
+        Some(((k & 0xff) as usize, (k >> 8) as i32))
+    }
+}
+
+/// A small fixed buffer of moves (quiet moves tried at a node).
+struct MoveBuf {
+    moves: [Option<Move>; 64],
+    len: usize,
+}
+
+impl Default for MoveBuf {
+    fn default() -> Self {
+        MoveBuf {
+            moves: [None; 64],
+            len: 0,
+        }
+    }
+}
+
+impl MoveBuf {
+    fn push(&mut self, m: Move) {
+        if self.len < 64 {
+            self.moves[self.len] = Some(m);
+            self.len += 1;
+        }
+    }
+    fn as_slice(&self) -> &[Option<Move>] {
+        &self.moves[..self.len]
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Frame {
     static_eval: i32,
@@ -359,7 +429,7 @@ impl<'a> Worker<'a> {
         pos.board().occupied().count() <= 4 && pos.is_insufficient_material()
     }
 
-    fn score_moves(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Vec<i32> {
+    fn score_moves(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Picker {
         let f = &self.frames[ply];
         let turn = pos.turn();
         let counter = if ply > 0 {
@@ -369,45 +439,42 @@ impl<'a> Worker<'a> {
         } else {
             0
         };
-        moves
-            .iter()
-            .map(|m| {
-                let code = encode_move(m);
-                if code == tt_move {
-                    return ORDER_TT;
-                }
-                if let Some(victim) = m.capture() {
-                    let mvv = value_of(victim) * 8 - value_of(m.role()) / 16;
-                    let promo = m.promotion().map_or(0, value_of);
-                    if see::see_ge(pos.board(), turn, m, 0) {
-                        ORDER_GOOD_CAPTURE + mvv + promo
-                    } else {
-                        ORDER_BAD_CAPTURE + mvv
-                    }
-                } else if let Some(p) = m.promotion() {
-                    if p == Role::Queen {
-                        ORDER_GOOD_CAPTURE + value_of(p)
-                    } else {
-                        ORDER_BAD_CAPTURE + value_of(p)
-                    }
-                } else if code == f.killers[0] {
-                    ORDER_KILLER + 1
-                } else if code == f.killers[1] {
-                    ORDER_KILLER
-                } else if code == counter {
-                    ORDER_COUNTER
+        Picker::new(moves.iter().map(|m| {
+            let code = encode_move(m);
+            if code == tt_move {
+                return ORDER_TT;
+            }
+            if let Some(victim) = m.capture() {
+                let mvv = value_of(victim) * 8 - value_of(m.role()) / 16;
+                let promo = m.promotion().map_or(0, value_of);
+                if see::see_ge(pos.board(), turn, m, 0) {
+                    ORDER_GOOD_CAPTURE + mvv + promo
                 } else {
-                    self.history[piece_index(turn, m.role())][usize::from(m.to())]
+                    ORDER_BAD_CAPTURE + mvv
                 }
-            })
-            .collect()
+            } else if let Some(p) = m.promotion() {
+                if p == Role::Queen {
+                    ORDER_GOOD_CAPTURE + value_of(p)
+                } else {
+                    ORDER_BAD_CAPTURE + value_of(p)
+                }
+            } else if code == f.killers[0] {
+                ORDER_KILLER + 1
+            } else if code == f.killers[1] {
+                ORDER_KILLER
+            } else if code == counter {
+                ORDER_COUNTER
+            } else {
+                self.history[piece_index(turn, m.role())][usize::from(m.to())]
+            }
+        }))
     }
 
     fn update_quiet_stats(
         &mut self,
         pos: &Chess,
         best: Move,
-        quiets: &[Move],
+        quiets: &[Option<Move>],
         depth: i32,
         ply: usize,
     ) {
@@ -424,7 +491,7 @@ impl<'a> Worker<'a> {
             self.counters[p][to] = code;
         }
         let bonus = (depth * depth * 8).min(1600);
-        for m in quiets {
+        for m in quiets.iter().flatten() {
             let h = &mut self.history[piece_index(turn, m.role())][usize::from(m.to())];
             let b = if *m == best { bonus } else { -bonus };
             *h += b - *h * b.abs() / HISTORY_MAX;
@@ -564,31 +631,21 @@ impl<'a> Worker<'a> {
             depth -= 1;
         }
 
-        let mut moves = pos.legal_moves();
+        let moves = pos.legal_moves();
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let mut scores = self.score_moves(pos, &moves, tt_move, ply);
+        let mut picker = self.score_moves(pos, &moves, tt_move, ply);
         let turn = pos.turn();
         let orig_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move: Option<Move> = None;
         let mut searched = 0usize;
-        let mut quiets: Vec<Move> = Vec::new();
+        let mut quiets = MoveBuf::default();
         let lmp_limit = ((3 + depth * depth) / if improving { 1 } else { 2 }) as usize;
 
-        for i in 0..moves.len() {
-            // Selection sort: bring the best remaining move to position i.
-            let mut bi = i;
-            for j in i + 1..moves.len() {
-                if scores[j] > scores[bi] {
-                    bi = j;
-                }
-            }
-            scores.swap(i, bi);
-            moves.swap(i, bi);
-            let m = moves[i];
-            let order = scores[i];
+        while let Some((idx, order)) = picker.next() {
+            let m = moves[idx];
             if root {
                 if self.root_excluded.contains(&m) {
                     continue;
@@ -602,7 +659,7 @@ impl<'a> Worker<'a> {
             // Shallow-depth pruning, never before a move has been searched or when mated.
             if !root && best_score > -MATE_BOUND && searched > 0 {
                 if quiet && !in_check && !pv_node {
-                    if depth <= 6 && quiets.len() >= lmp_limit {
+                    if depth <= 6 && quiets.len >= lmp_limit {
                         continue;
                     }
                     if depth <= 6
@@ -685,7 +742,7 @@ impl<'a> Worker<'a> {
                     if score >= beta {
                         if quiet {
                             quiets.push(m);
-                            self.update_quiet_stats(pos, m, &quiets, depth, ply);
+                            self.update_quiet_stats(pos, m, quiets.as_slice(), depth, ply);
                         }
                         break;
                     }
@@ -783,26 +840,15 @@ impl<'a> Worker<'a> {
             moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
         }
         let turn = pos.turn();
-        let mut scores: Vec<i32> = moves
-            .iter()
-            .map(|m| {
-                let victim = m.capture().map_or(0, value_of);
-                let promo = m.promotion().map_or(0, value_of);
-                victim * 8 + promo - value_of(m.role()) / 16
-            })
-            .collect();
+        let mut picker = Picker::new(moves.iter().map(|m| {
+            let victim = m.capture().map_or(0, value_of);
+            let promo = m.promotion().map_or(0, value_of);
+            victim * 8 + promo - value_of(m.role()) / 16
+        }));
         let orig_alpha = alpha;
         let mut best_move = None;
-        for i in 0..moves.len() {
-            let mut bi = i;
-            for j in i + 1..moves.len() {
-                if scores[j] > scores[bi] {
-                    bi = j;
-                }
-            }
-            scores.swap(i, bi);
-            moves.swap(i, bi);
-            let m = moves[i];
+        while let Some((idx, _)) = picker.next() {
+            let m = moves[idx];
             if !in_check {
                 // Delta pruning and losing captures.
                 let gain = m.capture().map_or(0, value_of)
