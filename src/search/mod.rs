@@ -1,6 +1,7 @@
 //! Iterative-deepening principal-variation alpha-beta search with quiescence, a shared
 //! lock-free transposition table and Lazy SMP threads.
 
+pub mod movegen;
 pub mod see;
 pub mod time;
 pub mod tt;
@@ -122,8 +123,10 @@ impl Shared {
         (self.epoch.elapsed().as_millis() as u64)
             .saturating_sub(self.start_ms.load(Ordering::SeqCst))
     }
+    /// The opponent played the expected move: the search goes on under the time limits. Time
+    /// spent pondering counts as spent (the GUI's clock only started now, so this is safe), so
+    /// a long ponder ends at once with its deep result.
     pub fn ponderhit(&self) {
-        self.reset_clock();
         self.pondering.store(false, Ordering::SeqCst);
     }
 }
@@ -211,74 +214,55 @@ fn piece_index(color: Color, role: Role) -> usize {
     (role as usize - 1) + if color == Color::White { 0 } else { 6 }
 }
 
-/// Moves in order of their scores: the first few by selection (cut nodes rarely need more),
-/// then the rest sorted at once.
-struct Picker {
-    keys: [i64; 256],
-    n: usize,
-    next: usize,
-}
+/// Ordering keys of one node: `(score << 8) | index in the move list`.
+type OrderKeys = [i64; 256];
 
-impl Picker {
-    fn new(scores: impl Iterator<Item = i32>) -> Self {
-        let mut keys = [0i64; 256];
-        let mut n = 0;
-        for (i, s) in scores.enumerate() {
-            keys[i] = (i64::from(s) << 8) | i as i64;
-            n += 1;
-        }
-        Picker { keys, n, next: 0 }
+/// Takes the next move in order from `keys[..n]`: the first few by selection (cut nodes rarely
+/// need more), then the rest sorted at once. Returns (index in the move list, ordering score).
+#[inline]
+fn pick(keys: &mut OrderKeys, i: usize, n: usize) -> Option<(usize, i32)> {
+    if i >= n {
+        return None;
     }
-
-    /// (index in the move list, ordering score) of the next move.
-    #[inline]
-    fn next(&mut self) -> Option<(usize, i32)> {
-        if self.next >= self.n {
-            return None;
-        }
-        let i = self.next;
-        if i < 3 {
-            let mut bi = i;
-            for j in i + 1..self.n {
-                if self.keys[j] > self.keys[bi] {
-                    bi = j;
-                }
+    if i < 3 {
+        let mut bi = i;
+        for j in i + 1..n {
+            if keys[j] > keys[bi] {
+                bi = j;
             }
-            self.keys.swap(i, bi);
-        } else if i == 3 {
-            self.keys[3..self.n].sort_unstable_by(|a, b| b.cmp(a));
         }
-        self.next += 1;
-        let k = self.keys[i];
-        Some(((k & 0xff) as usize, (k >> 8) as i32))
+        keys.swap(i, bi);
+    } else if i == 3 {
+        keys[3..n].sort_unstable_by(|a, b| b.cmp(a));
     }
+    let k = keys[i];
+    Some(((k & 0xff) as usize, (k >> 8) as i32))
 }
 
-/// A small fixed buffer of moves (quiet moves tried at a node).
-struct MoveBuf {
-    moves: [Option<Move>; 64],
+/// Quiet moves tried at a node, as `piece index << 6 | target square`.
+struct Quiets {
+    list: [u16; 64],
     len: usize,
 }
 
-impl Default for MoveBuf {
-    fn default() -> Self {
-        MoveBuf {
-            moves: [None; 64],
+impl Quiets {
+    fn new() -> Self {
+        Quiets {
+            list: [0; 64],
             len: 0,
+        }
+    }
+    fn push(&mut self, turn: Color, m: &Move) {
+        if self.len < 64 {
+            self.list[self.len] = quiet_code(turn, m);
+            self.len += 1;
         }
     }
 }
 
-impl MoveBuf {
-    fn push(&mut self, m: Move) {
-        if self.len < 64 {
-            self.moves[self.len] = Some(m);
-            self.len += 1;
-        }
-    }
-    fn as_slice(&self) -> &[Option<Move>] {
-        &self.moves[..self.len]
-    }
+#[inline]
+fn quiet_code(turn: Color, m: &Move) -> u16 {
+    ((piece_index(turn, m.role()) as u16) << 6) | u16::from(m.to())
 }
 
 #[derive(Clone, Copy, Default)]
@@ -315,6 +299,8 @@ struct Worker<'a> {
     history: Vec<[i32; 64]>,
     counters: Vec<[u16; 64]>,
     pv: Vec<Vec<Move>>,
+    /// Move-ordering keys per ply (kept here so that nodes do not copy 2 KB arrays around).
+    order: Vec<OrderKeys>,
     keys: Vec<u64>,
     root_excluded: Vec<Move>,
     root_allowed: Vec<Move>,
@@ -348,6 +334,7 @@ impl<'a> Worker<'a> {
             history: vec![[0; 64]; 12],
             counters: vec![[0; 64]; 12],
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            order: vec![[0; 256]; MAX_PLY + 4],
             keys: history.to_vec(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),
@@ -366,7 +353,7 @@ impl<'a> Worker<'a> {
     fn count_node(&mut self) {
         self.nodes += 1;
         self.unflushed += 1;
-        if self.unflushed >= 1024 {
+        if self.unflushed >= 256 {
             self.flush_nodes();
             self.check_limits();
         }
@@ -388,9 +375,17 @@ impl<'a> Worker<'a> {
         }
         if let Some(b) = self.budget
             && !self.shared.pondering.load(Ordering::Relaxed)
-            && self.shared.elapsed_ms() >= b.hard_ms
         {
-            self.stop_all();
+            let elapsed = self.shared.elapsed_ms();
+            // After a ponderhit the soft limit is enough: the ponder search is already deep.
+            let limit = if self.limits.ponder {
+                b.soft_ms
+            } else {
+                b.hard_ms
+            };
+            if elapsed >= limit {
+                self.stop_all();
+            }
         }
     }
 
@@ -429,8 +424,9 @@ impl<'a> Worker<'a> {
         pos.board().occupied().count() <= 4 && pos.is_insufficient_material()
     }
 
-    fn score_moves(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Picker {
-        let f = &self.frames[ply];
+    /// Scores `moves` into `self.order[ply]` and returns how many there are.
+    fn score_moves(&mut self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> usize {
+        let f = self.frames[ply];
         let turn = pos.turn();
         let counter = if ply > 0 {
             self.frames[ply - 1]
@@ -439,12 +435,11 @@ impl<'a> Worker<'a> {
         } else {
             0
         };
-        Picker::new(moves.iter().map(|m| {
+        for (i, m) in moves.iter().enumerate() {
             let code = encode_move(m);
-            if code == tt_move {
-                return ORDER_TT;
-            }
-            if let Some(victim) = m.capture() {
+            let score = if code == tt_move {
+                ORDER_TT
+            } else if let Some(victim) = m.capture() {
                 let mvv = value_of(victim) * 8 - value_of(m.role()) / 16;
                 let promo = m.promotion().map_or(0, value_of);
                 if see::see_ge(pos.board(), turn, m, 0) {
@@ -466,15 +461,17 @@ impl<'a> Worker<'a> {
                 ORDER_COUNTER
             } else {
                 self.history[piece_index(turn, m.role())][usize::from(m.to())]
-            }
-        }))
+            };
+            self.order[ply][i] = (i64::from(score) << 8) | i as i64;
+        }
+        moves.len()
     }
 
     fn update_quiet_stats(
         &mut self,
         pos: &Chess,
         best: Move,
-        quiets: &[Option<Move>],
+        quiets: &Quiets,
         depth: i32,
         ply: usize,
     ) {
@@ -491,9 +488,10 @@ impl<'a> Worker<'a> {
             self.counters[p][to] = code;
         }
         let bonus = (depth * depth * 8).min(1600);
-        for m in quiets.iter().flatten() {
-            let h = &mut self.history[piece_index(turn, m.role())][usize::from(m.to())];
-            let b = if *m == best { bonus } else { -bonus };
+        let best_code = quiet_code(turn, &best);
+        for &q in &quiets.list[..quiets.len] {
+            let h = &mut self.history[usize::from(q >> 6)][usize::from(q & 63)];
+            let b = if q == best_code { bonus } else { -bonus };
             *h += b - *h * b.abs() / HISTORY_MAX;
         }
     }
@@ -635,16 +633,18 @@ impl<'a> Worker<'a> {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let mut picker = self.score_moves(pos, &moves, tt_move, ply);
+        let n_moves = self.score_moves(pos, &moves, tt_move, ply);
         let turn = pos.turn();
         let orig_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move: Option<Move> = None;
         let mut searched = 0usize;
-        let mut quiets = MoveBuf::default();
+        let mut quiets = Quiets::new();
         let lmp_limit = ((3 + depth * depth) / if improving { 1 } else { 2 }) as usize;
 
-        while let Some((idx, order)) = picker.next() {
+        let mut next = 0;
+        while let Some((idx, order)) = pick(&mut self.order[ply], next, n_moves) {
+            next += 1;
             let m = moves[idx];
             if root {
                 if self.root_excluded.contains(&m) {
@@ -656,8 +656,12 @@ impl<'a> Worker<'a> {
             }
             let quiet = !m.is_capture() && !m.is_promotion();
 
-            // Shallow-depth pruning, never before a move has been searched or when mated.
-            if !root && best_score > -MATE_BOUND && searched > 0 {
+            let (child, child_hash) = play(pos, hash, m);
+            let gives_check = child.is_check();
+
+            // Shallow-depth pruning, never before a move has been searched, when mated, or for
+            // a move that gives check (quiet mating moves must be seen).
+            if !root && best_score > -MATE_BOUND && searched > 0 && !gives_check {
                 if quiet && !in_check && !pv_node {
                     if depth <= 6 && quiets.len >= lmp_limit {
                         continue;
@@ -678,8 +682,6 @@ impl<'a> Worker<'a> {
                 }
             }
 
-            let (child, child_hash) = play(pos, hash, m);
-            let gives_check = child.is_check();
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
             self.keys.push(child_hash);
             let new_depth = depth - 1;
@@ -741,15 +743,15 @@ impl<'a> Worker<'a> {
                     }
                     if score >= beta {
                         if quiet {
-                            quiets.push(m);
-                            self.update_quiet_stats(pos, m, quiets.as_slice(), depth, ply);
+                            quiets.push(turn, &m);
+                            self.update_quiet_stats(pos, m, &quiets, depth, ply);
                         }
                         break;
                     }
                 }
             }
             if quiet {
-                quiets.push(m);
+                quiets.push(turn, &m);
             }
         }
 
@@ -832,22 +834,30 @@ impl<'a> Worker<'a> {
             alpha = alpha.max(stand_pat);
             best_score = stand_pat;
         }
-        let mut moves = pos.legal_moves();
-        if in_check && moves.is_empty() {
-            return -MATE + ply as i32;
-        }
-        if !in_check {
-            moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
-        }
+        // In check: every legal evasion. Otherwise: pseudo-legal captures and queen promotions,
+        // checked for legality only when searched.
+        let moves: movegen::Captures = if in_check {
+            let all = pos.legal_moves();
+            if all.is_empty() {
+                return -MATE + ply as i32;
+            }
+            all.into_iter().take(128).collect()
+        } else {
+            movegen::captures(pos)
+        };
         let turn = pos.turn();
-        let mut picker = Picker::new(moves.iter().map(|m| {
+        for (i, m) in moves.iter().enumerate() {
             let victim = m.capture().map_or(0, value_of);
             let promo = m.promotion().map_or(0, value_of);
-            victim * 8 + promo - value_of(m.role()) / 16
-        }));
+            let score = victim * 8 + promo - value_of(m.role()) / 16;
+            self.order[ply][i] = (i64::from(score) << 8) | i as i64;
+        }
+        let n_moves = moves.len();
         let orig_alpha = alpha;
         let mut best_move = None;
-        while let Some((idx, _)) = picker.next() {
+        let mut next = 0;
+        while let Some((idx, _)) = pick(&mut self.order[ply], next, n_moves) {
+            next += 1;
             let m = moves[idx];
             if !in_check {
                 // Delta pruning and losing captures.
@@ -861,6 +871,9 @@ impl<'a> Worker<'a> {
                 }
             }
             let (child, child_hash) = play(pos, hash, m);
+            if !in_check && !movegen::leaves_king_safe(&child, turn) {
+                continue;
+            }
             self.keys.push(child_hash);
             let score = -self.qsearch(&child, child_hash, ply + 1, -beta, -alpha);
             self.keys.pop();

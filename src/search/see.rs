@@ -12,6 +12,14 @@ fn value(role: Role) -> i32 {
 /// True when the exchange started by `m` (played by `us`) gains at least `threshold` centipawns
 /// for `us`, both sides capturing with their least valuable attacker.
 pub fn see_ge(board: &Board, us: Color, m: &Move, threshold: i32) -> bool {
+    // A capture of a piece worth at least the capturer never loses material.
+    if threshold <= 0
+        && let Some(victim) = m.capture()
+        && m.promotion().is_none()
+        && value(victim) >= value(m.role())
+    {
+        return true;
+    }
     let (from, to, captured_sq) = match *m {
         Move::Normal { from, to, .. } => (from, to, to),
         Move::EnPassant { from, to } => (
