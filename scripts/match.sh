@@ -79,11 +79,11 @@ case "$OPP" in
         [ -x "$STOCKFISH" ] || { echo "error: stockfish not found ('$STOCKFISH'); apt-get install stockfish or set STOCKFISH=" >&2; exit 1; }
         OPP_ARGS=(-engine "cmd=$STOCKFISH" name=sf2000
                   option.UCI_LimitStrength=true option.UCI_Elo=2000
-                  option.Threads=1 option.Hash=16)
+                  option.Threads=1 option.Hash=16 "option.Move Overhead=100")
         ;;
     stockfish)
         [ -x "$STOCKFISH" ] || { echo "error: stockfish not found ('$STOCKFISH'); apt-get install stockfish or set STOCKFISH=" >&2; exit 1; }
-        OPP_ARGS=(-engine "cmd=$STOCKFISH" name=stockfish option.Threads=1 option.Hash=16)
+        OPP_ARGS=(-engine "cmd=$STOCKFISH" name=stockfish option.Threads=1 option.Hash=16 "option.Move Overhead=100")
         ;;
     *) usage ;;
 esac

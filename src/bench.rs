@@ -35,7 +35,14 @@ pub fn positions() -> Vec<Chess> {
 }
 
 /// Runs the bench; `progress` receives one line per position.
-pub fn run(depth: u32, evaluator: &Evaluator, mut progress: impl FnMut(&str)) -> BenchResult {
+/// With `threads > 1` the node count is no longer deterministic (Lazy SMP), but nps measures
+/// thread scaling.
+pub fn run(
+    depth: u32,
+    threads: usize,
+    evaluator: &Evaluator,
+    mut progress: impl FnMut(&str),
+) -> BenchResult {
     let tt = TranspositionTable::new(16);
     let shared = Shared::default();
     let mut nodes = 0;
@@ -45,6 +52,7 @@ pub fn run(depth: u32, evaluator: &Evaluator, mut progress: impl FnMut(&str)) ->
         tt.clear();
         let mut params = SearchParams::new(pos.clone(), Limits::depth(depth));
         params.evaluator = evaluator.clone();
+        params.threads = threads.max(1);
         shared
             .stop
             .store(false, std::sync::atomic::Ordering::SeqCst);

@@ -28,6 +28,9 @@ enum Cmd {
         /// Evaluator to bench.
         #[arg(long, default_value = "pst")]
         evaluator: String,
+        /// Search threads (node counts are deterministic only with 1).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Count the leaf nodes of the legal move tree.
     Perft {
@@ -84,12 +87,16 @@ fn main() -> ExitCode {
             engine.run(std::io::stdin().lock());
             ExitCode::SUCCESS
         }
-        Some(Cmd::Bench { depth, evaluator }) => {
+        Some(Cmd::Bench {
+            depth,
+            evaluator,
+            threads,
+        }) => {
             let ev = match eval::by_name(&evaluator) {
                 Ok(e) => e,
                 Err(e) => return fail(&e),
             };
-            let r = bench::run(depth, &ev, |l| println!("{l}"));
+            let r = bench::run(depth, threads, &ev, |l| println!("{l}"));
             println!("{} nodes {} nps", r.nodes, r.nps());
             ExitCode::SUCCESS
         }

@@ -270,7 +270,10 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, St
     let mut themes: Vec<ThemeScore> = Vec::new();
     for (p, pts) in positions.iter().zip(&got) {
         let max = p.moves.iter().map(|(_, v)| *v).max().unwrap_or(0);
-        let t = match themes.iter_mut().find(|t| t.theme == p.theme) {
+        // STS ids are "STS(vN.0) Theme.NNN": the version tag names the theme even where the
+        // text after it is spelled differently.
+        let key = |theme: &str| theme.split_whitespace().next().unwrap_or("").to_string();
+        let t = match themes.iter_mut().find(|t| key(&t.theme) == key(&p.theme)) {
             Some(t) => t,
             None => {
                 themes.push(ThemeScore {

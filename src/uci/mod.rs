@@ -336,7 +336,7 @@ impl Engine {
                             return true;
                         }
                     };
-                    let r = crate::bench::run(depth, &self.options.evaluator, info_string);
+                    let r = crate::bench::run(depth, 1, &self.options.evaluator, info_string);
                     send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
                 }
                 return true;
