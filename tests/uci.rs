@@ -315,6 +315,7 @@ fn option_errors_are_reported_and_values_checked() {
     let mut e = Uci::start();
     for bad in [
         "setoption name Hash value 0",
+        "setoption name Hash value 40000",
         "setoption name Hash value lots",
         "setoption name Threads value 100000",
         "setoption name MultiPV value -1",

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use shakmaty::{Bitboard, Chess, Color, Position, Role, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Position, attacks};
 
 use super::ScalarEvaluator;
 
@@ -25,7 +25,6 @@ impl ScalarEvaluator for Pst {
 // White's point of view.
 const MG_VALUE: [i32; 6] = [82, 337, 365, 477, 1025, 0];
 const EG_VALUE: [i32; 6] = [94, 281, 297, 512, 936, 0];
-const PHASE_INC: [i32; 6] = [0, 1, 1, 2, 4, 0];
 
 #[rustfmt::skip]
 const MG_TABLES: [[i32; 64]; 6] = [
@@ -184,6 +183,23 @@ fn file_bb(file: u32) -> u64 {
     FILE_A << file
 }
 
+const FILE_H: u64 = FILE_A << 7;
+
+fn fill_north(mut b: u64) -> u64 {
+    b |= b << 8;
+    b |= b << 16;
+    b |= b << 32;
+    b
+}
+
+fn fill_south(mut b: u64) -> u64 {
+    b |= b >> 8;
+    b |= b >> 16;
+    b |= b >> 32;
+    b
+}
+
+#[cfg(test)]
 fn adjacent_files(file: u32) -> u64 {
     let mut bb = 0;
     if file > 0 {
@@ -196,7 +212,8 @@ fn adjacent_files(file: u32) -> u64 {
 }
 
 /// Squares in front of `sq` (from `color`'s view) on its file and the adjacent files.
-fn passed_span(color: Color, sq: Square) -> u64 {
+#[cfg(test)]
+fn passed_span(color: Color, sq: shakmaty::Square) -> u64 {
     let file = u32::from(sq.file());
     let rank = u32::from(sq.rank());
     let files = file_bb(file) | adjacent_files(file);
@@ -228,6 +245,25 @@ fn pawn_attacks_bb(color: Color, pawns: u64) -> u64 {
     }
 }
 
+/// Passed pawns (bitboard), isolated pawns and doubled pawns (counts) of `color`, whose pawns
+/// are `own`, against the opponent's pawns `other`.
+fn pawn_structure(color: Color, own: u64, other: u64) -> (u64, i32, i32) {
+    // Squares strictly behind each pawn from White's view (below it) or Black's (above it):
+    // a pawn standing there has that pawn in front of it.
+    let (ahead_of_other, ahead_of_own) = match color {
+        Color::White => (fill_south(other >> 8), fill_south(own >> 8)),
+        Color::Black => (fill_north(other << 8), fill_north(own << 8)),
+    };
+    let blocked =
+        ahead_of_other | ((ahead_of_other & !FILE_H) << 1) | ((ahead_of_other & !FILE_A) >> 1);
+    let passed = own & !blocked & !ahead_of_own;
+    let files = fill_south(fill_north(own)) & 0xff; // one bit per file with a pawn
+    let isolated_files = files & !((files << 1) | (files >> 1));
+    let isolated = (own & fill_north(isolated_files)).count_ones() as i32;
+    let doubled = own.count_ones() as i32 - files.count_ones() as i32;
+    (passed, isolated, doubled)
+}
+
 /// Static evaluation from the side to move's point of view, in centipawns.
 pub fn evaluate(pos: &Chess) -> i32 {
     let board = pos.board();
@@ -247,73 +283,85 @@ pub fn evaluate(pos: &Chess) -> i32 {
     ];
 
     for color in [Color::White, Color::Black] {
-        let c = color as usize; // White = 1 in shakmaty
-        let ci = 1 - c; // our index: 0 white, 1 black
-        let ours = board.by_color(color);
+        let ci = usize::from(color == Color::Black); // 0 white, 1 black
         let them_idx = 1 - ci;
+        let ours = board.by_color(color);
         // Mobility area: not our pieces, not attacked by enemy pawns.
         let area = !ours.0 & !pawn_att[them_idx];
-        for (ri, role) in Role::ALL.iter().enumerate() {
-            let bb = board.by_role(*role) & ours;
-            for sq in bb {
-                let s = usize::from(sq);
-                mg[ci] += t.mg[ci][ri][s];
-                eg[ci] += t.eg[ci][ri][s];
-                phase += PHASE_INC[ri];
-                let att = match role {
-                    Role::Knight => attacks::knight_attacks(sq),
-                    Role::Bishop => attacks::bishop_attacks(sq, occupied),
-                    Role::Rook => {
-                        let file = file_bb(u32::from(sq.file()));
-                        if pawns[ci] & file == 0 {
-                            let bonus = if pawns[them_idx] & file == 0 {
-                                ROOK_OPEN
-                            } else {
-                                ROOK_SEMI_OPEN
-                            };
-                            mg[ci] += bonus.0;
-                            eg[ci] += bonus.1;
-                        }
-                        attacks::rook_attacks(sq, occupied)
-                    }
-                    Role::Queen => attacks::queen_attacks(sq, occupied),
-                    _ => continue,
+        let (tmg, teg) = (&t.mg[ci], &t.eg[ci]);
+        let (mut m, mut e) = (0i32, 0i32);
+        macro_rules! psqt {
+            ($ri:expr, $sq:expr) => {{
+                let s = usize::from($sq);
+                m += tmg[$ri][s];
+                e += teg[$ri][s];
+            }};
+        }
+        macro_rules! mobility {
+            ($k:expr, $att:expr) => {{
+                let n = ($att.0 & area).count_ones() as i32 - MOBILITY_BASE[$k];
+                m += MOBILITY[$k].0 * n;
+                e += MOBILITY[$k].1 * n;
+            }};
+        }
+        for sq in board.pawns() & ours {
+            psqt!(0, sq);
+        }
+        for sq in board.kings() & ours {
+            psqt!(5, sq);
+        }
+        let knights = board.knights() & ours;
+        let bishops = board.bishops() & ours;
+        let rooks = board.rooks() & ours;
+        let queens = board.queens() & ours;
+        phase += knights.count() as i32
+            + bishops.count() as i32
+            + 2 * rooks.count() as i32
+            + 4 * queens.count() as i32;
+        for sq in knights {
+            psqt!(1, sq);
+            mobility!(0, attacks::knight_attacks(sq));
+        }
+        for sq in bishops {
+            psqt!(2, sq);
+            mobility!(1, attacks::bishop_attacks(sq, occupied));
+        }
+        for sq in rooks {
+            psqt!(3, sq);
+            mobility!(2, attacks::rook_attacks(sq, occupied));
+            let file = file_bb(u32::from(sq.file()));
+            if pawns[ci] & file == 0 {
+                let bonus = if pawns[them_idx] & file == 0 {
+                    ROOK_OPEN
+                } else {
+                    ROOK_SEMI_OPEN
                 };
-                let k = ri - 1;
-                let n = (att.0 & area).count_ones() as i32 - MOBILITY_BASE[k];
-                mg[ci] += MOBILITY[k].0 * n;
-                eg[ci] += MOBILITY[k].1 * n;
+                m += bonus.0;
+                e += bonus.1;
             }
         }
-        if (board.bishops() & ours).count() >= 2 {
-            mg[ci] += BISHOP_PAIR.0;
-            eg[ci] += BISHOP_PAIR.1;
+        for sq in queens {
+            psqt!(4, sq);
+            mobility!(3, attacks::queen_attacks(sq, occupied));
         }
-        // Pawn structure.
-        for sq in Bitboard(pawns[ci]) {
-            let file = u32::from(sq.file());
-            if pawns[ci] & adjacent_files(file) == 0 {
-                mg[ci] += ISOLATED.0;
-                eg[ci] += ISOLATED.1;
-            }
-            if pawns[them_idx] & passed_span(color, sq) == 0
-                && pawns[ci] & file_bb(file) & passed_span(color, sq) == 0
-            {
-                let rel_rank = match color {
-                    Color::White => u32::from(sq.rank()),
-                    Color::Black => 7 - u32::from(sq.rank()),
-                } as usize;
-                mg[ci] += PASSED[rel_rank].0;
-                eg[ci] += PASSED[rel_rank].1;
-            }
+        if bishops.count() >= 2 {
+            m += BISHOP_PAIR.0;
+            e += BISHOP_PAIR.1;
         }
-        for file in 0..8 {
-            let n = (pawns[ci] & file_bb(file)).count_ones() as i32;
-            if n > 1 {
-                mg[ci] += DOUBLED.0 * (n - 1);
-                eg[ci] += DOUBLED.1 * (n - 1);
-            }
+        // Pawn structure, on whole bitboards.
+        let (passed, isolated, doubled) = pawn_structure(color, pawns[ci], pawns[them_idx]);
+        for sq in Bitboard(passed) {
+            let rel_rank = match color {
+                Color::White => u32::from(sq.rank()),
+                Color::Black => 7 - u32::from(sq.rank()),
+            } as usize;
+            m += PASSED[rel_rank].0;
+            e += PASSED[rel_rank].1;
         }
+        m += ISOLATED.0 * isolated + DOUBLED.0 * doubled;
+        e += ISOLATED.1 * isolated + DOUBLED.1 * doubled;
+        mg[ci] = m;
+        eg[ci] = e;
     }
 
     let mg_phase = phase.min(24);
@@ -382,6 +430,46 @@ mod tests {
         assert!(e > 800, "{e}");
         let e = eval_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
         assert!(e < -800, "{e}");
+    }
+
+    /// The bitboard pawn terms agree with their one-pawn-at-a-time definitions.
+    #[test]
+    fn pawn_structure_matches_definitions() {
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let white = rng & 0x00FF_FFFF_FFFF_FF00 & (rng >> 3);
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let black = rng & 0x00FF_FFFF_FFFF_FF00 & (rng >> 5) & !white;
+            for (color, own, other) in [(Color::White, white, black), (Color::Black, black, white)]
+            {
+                let mut passed = 0u64;
+                let mut isolated = 0;
+                for sq in Bitboard(own) {
+                    let file = u32::from(sq.file());
+                    if own & adjacent_files(file) == 0 {
+                        isolated += 1;
+                    }
+                    if other & passed_span(color, sq) == 0
+                        && own & file_bb(file) & passed_span(color, sq) == 0
+                    {
+                        passed |= 1 << u32::from(sq);
+                    }
+                }
+                let doubled: i32 = (0..8)
+                    .map(|f| ((own & file_bb(f)).count_ones() as i32 - 1).max(0))
+                    .sum();
+                assert_eq!(
+                    pawn_structure(color, own, other),
+                    (passed, isolated, doubled),
+                    "{own:x} {other:x}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -656,8 +656,7 @@ impl<'a> Worker<'a> {
             }
             let quiet = !m.is_capture() && !m.is_promotion();
 
-            let (child, child_hash) = play(pos, hash, m);
-            let gives_check = child.is_check();
+            let gives_check = movegen::gives_check(pos, &m);
 
             // Shallow-depth pruning, never before a move has been searched, when mated, or for
             // a move that gives check (quiet mating moves must be seen).
@@ -682,6 +681,7 @@ impl<'a> Worker<'a> {
                 }
             }
 
+            let (child, child_hash) = play(pos, hash, m);
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
             self.keys.push(child_hash);
             let new_depth = depth - 1;

@@ -6,7 +6,7 @@
 //! after making a move it actually searches.
 
 use arrayvec::ArrayVec;
-use shakmaty::{Chess, Color, Move, Position, Rank, Role, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
 pub type Captures = ArrayVec<Move, 128>;
 
@@ -141,5 +141,86 @@ mod tests {
             legal.sort();
             assert_eq!(mine, legal, "{fen}");
         }
+    }
+}
+
+/// Does the legal move `m` give check? Computed on bitboards, without making the move
+/// (castling, rare, is made and looked at).
+pub fn gives_check(pos: &Chess, m: &Move) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(!us) else {
+        return false;
+    };
+    let (role, from, to, removed) = match *m {
+        Move::Normal {
+            role,
+            from,
+            to,
+            promotion,
+            ..
+        } => (promotion.unwrap_or(role), from, to, None),
+        Move::EnPassant { from, to } => (
+            Role::Pawn,
+            from,
+            to,
+            Some(Square::from_coords(to.file(), from.rank())),
+        ),
+        Move::Castle { .. } | Move::Put { .. } => {
+            let mut c = pos.clone();
+            c.play_unchecked(*m);
+            return c.is_check();
+        }
+    };
+    let from_bb = Bitboard::from(from);
+    let to_bb = Bitboard::from(to);
+    let mut occupied = (board.occupied() & !from_bb) | to_bb;
+    if let Some(r) = removed {
+        occupied &= !Bitboard::from(r);
+    }
+    // Our pieces after the move (a captured piece on `to` was theirs).
+    let ours = board.by_color(us) & !from_bb;
+    let moved = |r: Role| if role == r { to_bb } else { Bitboard::EMPTY };
+    let diagonal =
+        ((board.bishops() | board.queens()) & ours) | moved(Role::Bishop) | moved(Role::Queen);
+    let straight =
+        ((board.rooks() | board.queens()) & ours) | moved(Role::Rook) | moved(Role::Queen);
+    let knights = (board.knights() & ours) | moved(Role::Knight);
+    let pawns = (board.pawns() & ours) | moved(Role::Pawn);
+    (attacks::bishop_attacks(king, occupied) & diagonal).any()
+        || (attacks::rook_attacks(king, occupied) & straight).any()
+        || (attacks::knight_attacks(king) & knights).any()
+        || (attacks::pawn_attacks(!us, king) & pawns).any()
+}
+
+#[cfg(test)]
+mod check_tests {
+    use super::*;
+    use crate::uci::parse_fen;
+
+    #[test]
+    fn gives_check_agrees_with_making_the_move() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/8/K2pP2q/8/8/8/7k w - d6 0 2",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "3k4/8/8/3pP3/8/8/8/B2K4 w - d6 0 2",
+            "1k6/8/8/5pP1/4K3/8/8/8 w - f6 0 1",
+        ];
+        let mut checked = 0;
+        for fen in fens {
+            let pos = parse_fen(fen, false).unwrap();
+            for m in pos.legal_moves() {
+                let mut c = pos.clone();
+                c.play_unchecked(m);
+                assert_eq!(gives_check(&pos, &m), c.is_check(), "{fen} {m:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 150);
     }
 }

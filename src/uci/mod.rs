@@ -463,6 +463,13 @@ impl Engine {
         match name.trim().to_ascii_lowercase().as_str() {
             "hash" => {
                 let mb = spin(1, HASH_MAX_MB)? as usize;
+                if let Some(avail) = available_memory_mb()
+                    && mb as u64 > avail * 8 / 10
+                {
+                    return Err(format!(
+                        "option 'Hash': {mb} MB is more than this machine can spare ({avail} MB available); unchanged"
+                    ));
+                }
                 if mb != self.options.hash_mb {
                     self.tt = Arc::new(TranspositionTable::new(mb));
                     self.options.hash_mb = mb;
@@ -515,6 +522,14 @@ impl Engine {
             run_search(&params, &shared, &tt, &busy)
         }));
     }
+}
+
+/// `MemAvailable` from /proc/meminfo in MB (None where there is no such file).
+fn available_memory_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 /// Command words that start a UCI line (used to skip unknown leading tokens).
