@@ -299,6 +299,9 @@ impl Engine {
                 send("readyok");
                 return true;
             }
+            // `position` and `go` are parsed here rather than by shakmaty-uci: its FEN grammar
+            // refuses Shredder-FEN castling (Chess960 GUIs send it), and it reads
+            // `go ponder wtime ...` as a bare ponder, losing the clocks.
             "position" => {
                 match parse_position(rest, self.options.chess960) {
                     Ok(g) => self.game = g,

@@ -1,0 +1,107 @@
+//! The command line: bench, perft, eval, sts, and clear errors for bad input.
+
+use std::process::Command;
+
+fn deepred(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(args)
+        .output()
+        .expect("run deepred");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bench_is_deterministic_and_openbench_shaped() {
+    let (ok, a, _) = deepred(&["bench", "5"]);
+    assert!(ok);
+    let (_, b, _) = deepred(&["bench", "5"]);
+    let last = |s: &str| s.lines().last().unwrap().to_string();
+    let parse = |l: &str| -> u64 {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(w.len(), 4, "{l}");
+        assert_eq!((w[1], w[3]), ("nodes", "nps"), "{l}");
+        w[2].parse::<u64>().unwrap();
+        w[0].parse().unwrap()
+    };
+    let (na, nb) = (parse(&last(&a)), parse(&last(&b)));
+    assert_eq!(na, nb, "node count must not change between runs");
+    assert!(na > 1000);
+    // One progress line per bench position before the summary.
+    let positions = deepred::bench::positions().len();
+    assert_eq!(a.lines().count(), positions + 1);
+}
+
+#[test]
+fn perft_command() {
+    let (ok, out, _) = deepred(&["perft", "4"]);
+    assert!(ok);
+    assert_eq!(out.lines().last().unwrap(), "Nodes searched: 197281");
+    let (ok, out, _) = deepred(&[
+        "perft",
+        "3",
+        "--divide",
+        "--fen",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ]);
+    assert!(ok);
+    assert!(out.contains("e1g1: "), "castling in standard notation");
+    assert_eq!(out.lines().count(), 49);
+    assert_eq!(out.lines().last().unwrap(), "Nodes searched: 97862");
+}
+
+#[test]
+fn eval_command() {
+    let (ok, out, _) = deepred(&[
+        "eval",
+        "--fen",
+        "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    ]);
+    assert!(ok);
+    let line = out.lines().find(|l| l.starts_with("pst:")).unwrap();
+    let v: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(v > 8.0, "a queen up: {line}");
+}
+
+#[test]
+fn bad_input_is_a_clear_error_not_a_panic() {
+    for args in [
+        vec!["perft", "3", "--fen", "rubbish"],
+        vec!["eval", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
+        vec!["sts", "/nonexistent/suite.epd"],
+        vec!["bench", "--evaluator", "oracle"],
+    ] {
+        let (ok, _, err) = deepred(&args);
+        assert!(!ok, "{args:?}");
+        assert!(err.starts_with("deepred: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn sts_scores_a_small_suite() {
+    let dir = std::env::temp_dir().join(format!("deepred-sts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let epd = dir.join("mini.epd");
+    // Two mates in one (10 points each when found) and a line that is not EPD.
+    std::fs::write(
+        &epd,
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id \"mini.001\";\n\
+         this is not an epd line\n\
+         r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - bm Qxf7#; id \"mini.002\";\n",
+    )
+    .unwrap();
+    let (ok, out, err) = deepred(&["sts", epd.to_str().unwrap(), "--movetime", "200"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("skipped line 2"), "{err}");
+    assert!(out.contains("Total: 20 / 20 (100.00%)"), "{out}");
+
+    // Another engine by command: a command that is not a UCI engine is a clear error.
+    let (ok, _, err) = deepred(&["sts", epd.to_str().unwrap(), "--engine", "true"]);
+    assert!(!ok);
+    assert!(err.contains("deepred: engine"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,104 @@
+//! Search behaviour through the library: tactics, draws, limits.
+
+use std::sync::atomic::Ordering;
+
+use deepred::search::tt::TranspositionTable;
+use deepred::search::{Limits, MATE, SearchParams, Shared, search, uci_move};
+use deepred::uci::parse_fen;
+
+fn best(fen: &str, depth: u32) -> (String, i32) {
+    let pos = parse_fen(fen, false).unwrap();
+    let tt = TranspositionTable::new(8);
+    let shared = Shared::default();
+    let r = search(&SearchParams::new(pos, Limits::depth(depth)), &shared, &tt);
+    (uci_move(r.best.unwrap(), false), r.score)
+}
+
+#[test]
+fn wins_material_with_a_fork() {
+    // Nc7+ forks king and rook (pawns on the board: knight and pawn against pawn wins).
+    let (m, score) = best("r3k3/7p/8/3N4/8/8/7P/4K3 w - - 0 1", 6);
+    assert_eq!(m, "d5c7");
+    // Without the fork White is a rook-for-knight down (about -200).
+    assert!(score > 150, "{score}");
+}
+
+#[test]
+fn finds_mate_in_three_with_exact_distance() {
+    // Two rooks ladder: mate in 3 at most from here; the score says so exactly.
+    let (_, score) = best("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 8);
+    assert!(score >= MATE - 5, "{score}");
+}
+
+#[test]
+fn fifty_move_rule_is_a_draw() {
+    // A rook up, but any move reaches the 100th half-move without mate: a draw.
+    let (_, score) = best("8/8/8/8/8/5k2/8/R3K3 w - - 99 80", 5);
+    assert_eq!(score, 0);
+    // The same position with a fresh clock is winning.
+    let (_, score) = best("8/8/8/8/8/5k2/8/R3K3 w - - 0 80", 5);
+    assert!(score > 300, "{score}");
+}
+
+#[test]
+fn repetition_in_the_game_history_is_a_draw() {
+    use shakmaty::Position;
+    // White is a queen up. Restricted to Qg1-f1, the score is winning, unless the position
+    // after Qf1 already occurred in the game: then the move repeats it and is a draw.
+    let pos = parse_fen("7k/8/8/8/8/8/6PP/6QK w - - 10 30", false).unwrap();
+    let m = pos
+        .legal_moves()
+        .into_iter()
+        .find(|m| uci_move(*m, false) == "g1f1")
+        .unwrap();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let key = deepred::search::hash_of(&after);
+    let run = |history: Vec<u64>| {
+        let mut params = SearchParams::new(
+            pos.clone(),
+            Limits {
+                depth: Some(4),
+                searchmoves: vec![m],
+                ..Default::default()
+            },
+        );
+        params.history = history;
+        let tt = TranspositionTable::new(8);
+        search(&params, &Shared::default(), &tt).score
+    };
+    assert!(run(vec![1, 2, 3, 4]) > 500);
+    // Oldest first; the last entry is the position just before the root (Black to move, like
+    // the position after Qf1).
+    assert_eq!(run(vec![1, key, 3, key]), 0);
+}
+
+#[test]
+fn node_limit_and_stop_flag() {
+    let pos = shakmaty::Chess::default();
+    let tt = TranspositionTable::new(8);
+    let shared = Shared::default();
+    let limits = Limits {
+        nodes: Some(5000),
+        ..Default::default()
+    };
+    let r = search(&SearchParams::new(pos.clone(), limits), &shared, &tt);
+    assert!(r.best.is_some());
+    assert!(r.nodes < 5000 + 1024, "{}", r.nodes);
+
+    // A stop flag already set still gives a legal move (from the first iteration).
+    let shared = Shared::default();
+    shared.stop.store(true, Ordering::SeqCst);
+    let r = search(&SearchParams::new(pos, Limits::depth(30)), &shared, &tt);
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn lazy_smp_threads_agree_on_a_tactic() {
+    let pos = parse_fen("r3k3/7p/8/3N4/8/8/7P/4K3 w - - 0 1", false).unwrap();
+    let tt = TranspositionTable::new(8);
+    let mut params = SearchParams::new(pos, Limits::depth(8));
+    params.threads = 2;
+    let r = search(&params, &Shared::default(), &tt);
+    assert_eq!(uci_move(r.best.unwrap(), false), "d5c7");
+}
