@@ -2,6 +2,8 @@
 
 pub mod bench;
 pub mod eval;
+pub mod experience;
+pub mod games;
 pub mod perft;
 pub mod search;
 pub mod sts;

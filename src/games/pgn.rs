@@ -1,0 +1,288 @@
+//! Streaming PGN reading with pgn-reader: every SAN move is validated against the position, games
+//! from a FEN and Chess960 games are supported, and a bad game is reported (game number, ply,
+//! text, reason) without stopping the rest of the file.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+
+use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+
+/// A game's result from White's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl GameResult {
+    pub fn from_tag(s: &str) -> Option<GameResult> {
+        match s.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+
+    pub fn as_pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    fn from_outcome(o: Outcome) -> Option<GameResult> {
+        match o {
+            Outcome::Known(KnownOutcome::Decisive {
+                winner: Color::White,
+            }) => Some(GameResult::WhiteWins),
+            Outcome::Known(KnownOutcome::Decisive {
+                winner: Color::Black,
+            }) => Some(GameResult::BlackWins),
+            Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
+            Outcome::Unknown => None,
+        }
+    }
+}
+
+/// One game of a PGN file.
+#[derive(Clone, Debug)]
+pub struct PgnGame {
+    /// 1-based position of the game in its file.
+    pub number: usize,
+    pub tags: Vec<(String, String)>,
+    pub start: Chess,
+    pub chess960: bool,
+    pub moves: Vec<Move>,
+    /// From the `Result` tag, else from the movetext's result token.
+    pub result: Option<GameResult>,
+}
+
+impl PgnGame {
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The positions of the game: the start, then the position after each move.
+    pub fn positions(&self) -> Vec<Chess> {
+        let mut out = Vec::with_capacity(self.moves.len() + 1);
+        let mut pos = self.start.clone();
+        out.push(pos.clone());
+        for m in &self.moves {
+            pos.play_unchecked(*m);
+            out.push(pos.clone());
+        }
+        out
+    }
+}
+
+/// Why a game was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnError {
+    pub number: usize,
+    /// Ply at which the problem was found (0 = in the tags).
+    pub ply: usize,
+    /// The offending text (a move, a tag value).
+    pub text: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for PgnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {}, ply {}: {} ('{}')",
+            self.number, self.ply, self.reason, self.text
+        )
+    }
+}
+
+struct Tags {
+    tags: Vec<(String, String)>,
+    error: Option<(String, String)>,
+}
+
+struct Movetext {
+    game: PgnGame,
+    /// The position after the moves read so far.
+    pos: Chess,
+    error: Option<PgnError>,
+    outcome: Option<GameResult>,
+}
+
+struct GameVisitor {
+    number: usize,
+}
+
+const UNSUPPORTED_VARIANTS: &[&str] = &[
+    "crazyhouse",
+    "antichess",
+    "suicide",
+    "giveaway",
+    "atomic",
+    "horde",
+    "king of the hill",
+    "racing kings",
+    "three-check",
+    "3-check",
+    "losers",
+];
+
+impl Visitor for GameVisitor {
+    type Tags = Tags;
+    type Movetext = Movetext;
+    type Output = Result<PgnGame, PgnError>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.number += 1;
+        ControlFlow::Continue(Tags {
+            tags: Vec::new(),
+            error: None,
+        })
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let name = String::from_utf8_lossy(name).into_owned();
+        let raw = value.decode();
+        // PGN is Latin-1 or UTF-8 in practice: keep valid UTF-8, read anything else as Latin-1.
+        let value = match std::str::from_utf8(&raw) {
+            Ok(s) => s.to_string(),
+            Err(_) => raw.iter().map(|&b| b as char).collect(),
+        };
+        tags.tags.push((name, value));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        let number = self.number;
+        let fail = |text: &str, reason: String| {
+            ControlFlow::Break(Err(PgnError {
+                number,
+                ply: 0,
+                text: text.to_string(),
+                reason,
+            }))
+        };
+        if let Some((text, reason)) = tags.error {
+            return fail(&text, reason);
+        }
+        let get = |k: &str| {
+            tags.tags
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(k))
+                .map(|(_, v)| v.clone())
+        };
+        let variant = get("Variant").unwrap_or_default().to_ascii_lowercase();
+        if UNSUPPORTED_VARIANTS.iter().any(|v| variant.contains(v)) {
+            return fail(&variant, "unsupported variant".to_string());
+        }
+        let chess960 = variant.contains("960") || variant.contains("fischer");
+        let (start, chess960) = match get("FEN") {
+            Some(fen_text) => {
+                let fen: Fen = match fen_text.parse() {
+                    Ok(f) => f,
+                    Err(e) => return fail(&fen_text, format!("invalid FEN tag: {e}")),
+                };
+                match fen.clone().into_position::<Chess>(CastlingMode::Standard) {
+                    Ok(p) if !chess960 => (p, false),
+                    _ => match fen.into_position::<Chess>(CastlingMode::Chess960) {
+                        Ok(p) => (p, true),
+                        Err(e) => return fail(&fen_text, format!("illegal FEN position: {e}")),
+                    },
+                }
+            }
+            None => (Chess::default(), chess960),
+        };
+        let result = get("Result").and_then(|r| GameResult::from_tag(&r));
+        ControlFlow::Continue(Movetext {
+            pos: start.clone(),
+            game: PgnGame {
+                number,
+                tags: tags.tags,
+                start,
+                chess960,
+                moves: Vec::new(),
+                result,
+            },
+            error: None,
+            outcome: None,
+        })
+    }
+
+    fn san(&mut self, mt: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if mt.error.is_some() {
+            return ControlFlow::Continue(());
+        }
+        match san_plus.san.to_move(&mt.pos) {
+            Ok(m) => {
+                mt.game.moves.push(m);
+                mt.pos.play_unchecked(m);
+            }
+            Err(e) => {
+                mt.error = Some(PgnError {
+                    number: mt.game.number,
+                    ply: mt.game.moves.len() + 1,
+                    text: san_plus.to_string(),
+                    reason: format!("illegal or ambiguous move: {e}"),
+                })
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, _mt: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn outcome(&mut self, mt: &mut Self::Movetext, outcome: Outcome) -> ControlFlow<Self::Output> {
+        mt.outcome = GameResult::from_outcome(outcome);
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, mut mt: Self::Movetext) -> Self::Output {
+        if let Some(e) = mt.error {
+            return Err(e);
+        }
+        if mt.game.result.is_none() {
+            mt.game.result = mt.outcome;
+        }
+        Ok(mt.game)
+    }
+}
+
+/// Reads every game of `input`. Games that cannot be read are returned as errors in file order,
+/// and reading goes on with the next game. An I/O error or an unreadable rest of the file ends
+/// the list with one last error.
+pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
+    let mut reader = Reader::new(input);
+    let mut visitor = GameVisitor { number: 0 };
+    let mut out = Vec::new();
+    loop {
+        match reader.read_game(&mut visitor) {
+            Ok(Some(g)) => out.push(g),
+            Ok(None) => break,
+            Err(e) => {
+                out.push(Err(PgnError {
+                    number: visitor.number,
+                    ply: 0,
+                    text: String::new(),
+                    reason: format!("unreadable input: {e}"),
+                }));
+                break;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,132 @@
+//! PGN torture tests from ../shared/data/pgn/robustness: readable games are read, broken or
+//! unsupported ones are reported with a reason, nothing panics.
+
+use std::path::PathBuf;
+
+use deepred::games::pgn::{GameResult, read_games};
+
+fn read(name: &str) -> (Vec<deepred::games::pgn::PgnGame>, Vec<String>) {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/pgn/robustness")
+        .join(name);
+    let games = read_games(std::fs::File::open(&p).expect(name));
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for g in games {
+        match g {
+            Ok(g) => ok.push(g),
+            Err(e) => bad.push(e.to_string()),
+        }
+    }
+    (ok, bad)
+}
+
+#[test]
+fn readable_files() {
+    for (name, games) in [
+        ("pychess_3fold.pgn", 2),
+        ("pychess_annotated.pgn", 1),
+        ("pychess_chess960rwch.pgn", 20),
+        ("pychess_fenSetup.pgn", 1),
+        ("pychess_promotion.pgn", 1),
+        ("pythonchess_chessbase-empty-line.pgn", 1),
+        ("pythonchess_cutechess-fischerrandom.pgn", 4),
+        ("pythonchess_kasparov-deep-blue-1997.pgn", 6),
+        ("pythonchess_molinari-bordais-1979.pgn", 1),
+        ("pythonchess_nepomniachtchi-liren-game1.pgn", 1),
+        ("pythonchess_stockfish-learning.pgn", 1),
+    ] {
+        let (ok, bad) = read(name);
+        assert_eq!((ok.len(), bad.len()), (games, 0), "{name}: {bad:?}");
+        for g in &ok {
+            assert!(!g.moves.is_empty(), "{name} game {}", g.number);
+            // The replay of every game is legal by construction; its last position exists.
+            assert_eq!(g.positions().len(), g.moves.len() + 1);
+        }
+    }
+}
+
+#[test]
+fn utf8_byte_order_mark_is_skipped() {
+    // Two empty games (result "*"); the first tag must not carry the BOM.
+    let (ok, bad) = read("pythonchess_utf8-bom.pgn");
+    assert!(bad.is_empty());
+    let events: Vec<_> = ok
+        .iter()
+        .map(|g| g.tag("Event").unwrap_or("").to_string())
+        .collect();
+    assert_eq!(events, ["A", "B"]);
+}
+
+#[test]
+fn chess960_and_fen_starts() {
+    let (ok, _) = read("pychess_chess960rwch.pgn");
+    assert!(ok.iter().all(|g| g.chess960));
+    let (ok, _) = read("pythonchess_cutechess-fischerrandom.pgn");
+    assert!(ok.iter().all(|g| g.chess960));
+    let (ok, _) = read("pychess_fenSetup.pgn");
+    assert_ne!(ok[0].start, shakmaty::Chess::default());
+}
+
+#[test]
+fn results_are_read() {
+    let (ok, _) = read("pythonchess_kasparov-deep-blue-1997.pgn");
+    let results: Vec<_> = ok.iter().map(|g| g.result).collect();
+    // Deep Blue - Kasparov 1997: 0-1, 1-0, 1/2, 1/2, 1/2, 1-0 (White first-named as in the file).
+    assert_eq!(results.iter().filter(|r| r.is_some()).count(), 6);
+    assert!(results.contains(&Some(GameResult::Draw)));
+}
+
+#[test]
+fn broken_and_unsupported_games_are_reported() {
+    let (ok, bad) = read("pythonchess_antichess-programfox.pgn");
+    assert!(ok.is_empty());
+    assert_eq!(bad.len(), 2);
+    assert!(bad[0].contains("unsupported variant"), "{bad:?}");
+    for name in [
+        "pythonchess_knightvuillaume-jannlee-zh-lichess.pgn",
+        "pythonchess_saturs-jannlee-zh-lichess.pgn",
+    ] {
+        let (ok, bad) = read(name);
+        assert!(
+            ok.is_empty() && bad.len() == 1 && bad[0].contains("crazyhouse"),
+            "{name}: {bad:?}"
+        );
+    }
+    // A null move ("--") in the main line: the game is refused at that ply.
+    let (_, bad) = read("pythonchess_anastasian-lewis.pgn");
+    assert!(
+        bad[0].contains("ply 82") && bad[0].contains("--"),
+        "{bad:?}"
+    );
+    // UCI moves instead of SAN.
+    let (_, bad) = read("pythonchess_uci-moves.pgn");
+    assert!(
+        bad[0].contains("ply 1") && bad[0].contains("g1f3"),
+        "{bad:?}"
+    );
+    // Garbage: no moves, no result, nothing to learn.
+    let (ok, _) = read("pychess_badpgn.pgn");
+    assert!(ok.iter().all(|g| g.moves.is_empty() && g.result.is_none()));
+}
+
+#[test]
+fn truncated_and_binary_input_never_panics() {
+    let full = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data/pgn/robustness/pythonchess_kasparov-deep-blue-1997.pgn"),
+    )
+    .unwrap();
+    for cut in (0..full.len()).step_by(97) {
+        let _ = read_games(&full[..cut]);
+    }
+    let mut noise = Vec::new();
+    let mut x = 12345u32;
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        noise.push((x & 0xff) as u8);
+    }
+    let _ = read_games(&noise[..]);
+}
