@@ -51,6 +51,23 @@ enum Cmd {
         #[arg(long)]
         fen: Option<String>,
     },
+    /// Learn PGN games into the experience store.
+    Import {
+        /// PGN files.
+        #[arg(required = true)]
+        pgn: Vec<std::path::PathBuf>,
+        /// Experience store (SQLite file).
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
+        /// Games per transaction (each transaction holds whole games only).
+        #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        batch: u64,
+    },
+    /// Look into the experience store.
+    Experience {
+        #[command(subcommand)]
+        what: ExperienceCmd,
+    },
     /// Run an EPD suite (STS points in c8/c9, or bm) on Deep Red or another UCI engine.
     Sts {
         /// The EPD file, e.g. ../shared/data/sts/STS1-STS15_LAN_v3.epd
@@ -76,6 +93,23 @@ enum Cmd {
         /// Extra engine option, NAME=VALUE (repeatable).
         #[arg(long = "option", value_name = "NAME=VALUE")]
         options: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExperienceCmd {
+    /// Games, rows per table, distinct positions, file size, bytes per row.
+    Stats {
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
+    },
+    /// Known moves of a position with their counts and scores.
+    Show {
+        /// Position (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
     },
 }
 
@@ -137,6 +171,33 @@ fn main() -> ExitCode {
             print!("{}", deepred::eval_report(&pos));
             ExitCode::SUCCESS
         }
+        Some(Cmd::Import { pgn, db, batch }) => {
+            let mut store = match deepred::experience::store::Store::open(&db) {
+                Ok(s) => s,
+                Err(e) => return fail(&e),
+            };
+            match deepred::experience::import::import(&mut store, &pgn, batch as usize, true) {
+                Ok(r) => {
+                    for s in &r.skipped {
+                        eprintln!("skipped: {s}");
+                    }
+                    println!(
+                        "{} file(s), {} games read: {} learned, {} already known, {} skipped; {} move rows; {:.2} s, {:.0} games/s",
+                        r.files,
+                        r.games_read,
+                        r.learned,
+                        r.already_known,
+                        r.skipped.len(),
+                        r.rows_written,
+                        r.seconds,
+                        r.games_per_second()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Some(Cmd::Experience { what }) => experience_command(what),
         Some(Cmd::Sts {
             epd,
             engine,
@@ -179,6 +240,76 @@ fn main() -> ExitCode {
             match sts::run(&positions, &opts) {
                 Ok(r) => {
                     print!("{}", sts::format_report(&r, &opts));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+    }
+}
+
+fn experience_command(what: ExperienceCmd) -> ExitCode {
+    use deepred::experience::store::Store;
+    match what {
+        ExperienceCmd::Stats { db } => {
+            let store = match Store::open_read_only(&db) {
+                Ok(s) => s,
+                Err(e) => return fail(&e),
+            };
+            match store.stats() {
+                Ok(s) => {
+                    println!("file: {}", db.display());
+                    println!("games: {}", s.games);
+                    println!("white_moves rows: {}", s.white_rows);
+                    println!("black_moves rows: {}", s.black_rows);
+                    println!("distinct positions: {}", s.positions);
+                    println!("file size: {} bytes", s.file_bytes);
+                    println!("bytes per row: {:.1}", s.bytes_per_row());
+                    println!("bytes per game: {:.1}", s.bytes_per_game());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        ExperienceCmd::Show { fen, db } => {
+            let pos = match fen {
+                Some(f) => match uci::parse_fen(&f, false) {
+                    Ok(p) => p,
+                    Err(e) => return fail(&e),
+                },
+                None => shakmaty::Chess::default(),
+            };
+            let store = match Store::open_read_only(&db) {
+                Ok(s) => s,
+                Err(e) => return fail(&e),
+            };
+            let turn = shakmaty::Position::turn(&pos);
+            match store.moves_from(&pos) {
+                Ok(mut moves) => {
+                    println!("{}", uci::fen_of(&pos));
+                    if moves.is_empty() {
+                        println!("no known moves");
+                    }
+                    moves.sort_by(|a, b| {
+                        b.confidence_score(turn)
+                            .total_cmp(&a.confidence_score(turn))
+                    });
+                    println!(
+                        "{:<8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}",
+                        "move", "games", "1-0", "0-1", "draws", "score", "confidence"
+                    );
+                    for m in moves {
+                        println!(
+                            "{:<8} {:>8} {:>8} {:>8} {:>8} {:>7.1}% {:>9.1}%",
+                            m.mv,
+                            m.games(),
+                            m.white_wins,
+                            m.black_wins,
+                            m.draws,
+                            100.0 * m.score_for(turn),
+                            100.0 * m.confidence_score(turn)
+                        );
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),

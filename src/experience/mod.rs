@@ -1,3 +1,5 @@
-//! The experience tree (issue 3). So far: the board codecs.
+//! The experience tree (issue 3): board codecs and the SQLite store.
 
 pub mod codec;
+pub mod import;
+pub mod store;
