@@ -50,6 +50,9 @@ enum Cmd {
     Eval {
         #[arg(long)]
         fen: Option<String>,
+        /// Experience store to consult.
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
     },
     /// Learn PGN games into the experience store.
     Import {
@@ -160,7 +163,7 @@ fn main() -> ExitCode {
             eprintln!("{ms} ms, {} nodes/s", total * 1000 / ms);
             ExitCode::SUCCESS
         }
-        Some(Cmd::Eval { fen }) => {
+        Some(Cmd::Eval { fen, db }) => {
             let pos = match fen {
                 Some(f) => match uci::parse_fen(&f, false) {
                     Ok(p) => p,
@@ -168,7 +171,11 @@ fn main() -> ExitCode {
                 },
                 None => shakmaty::Chess::default(),
             };
-            print!("{}", deepred::eval_report(&pos));
+            let ctx = eval::EvalContext {
+                experience_file: db,
+                ..Default::default()
+            };
+            print!("{}", deepred::eval_report(&pos, &ctx));
             ExitCode::SUCCESS
         }
         Some(Cmd::Import { pgn, db, batch }) => {

@@ -468,8 +468,12 @@ fn human_commands() {
             .any(|l| l.contains("| r | n | b | q | k | b | n | r | 8"))
     );
     e.send("eval");
-    let lines = e.until(SECS(5), |l| l.starts_with("info string pst:"));
-    assert!(lines.last().unwrap().contains("(White's view)"));
+    let lines = e.until(SECS(5), |l| l.starts_with("info string experience:"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string pst: +") && l.contains("(White's view)"))
+    );
     e.send("perft 3");
     let lines = e.until(SECS(10), |l| l.contains("Nodes searched"));
     assert_eq!(lines.last().unwrap(), "info string Nodes searched: 8902");

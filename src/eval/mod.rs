@@ -8,6 +8,7 @@
 //!
 //! The search receives an [`Evaluator`] and dispatches on its shape.
 
+pub mod experience;
 pub mod pst;
 
 use std::sync::Arc;
@@ -54,17 +55,48 @@ impl std::fmt::Debug for Evaluator {
 }
 
 /// Names accepted by the `Evaluator` option, in the order the UCI `combo` lists them.
-pub const EVALUATOR_NAMES: &[&str] = &["pst"];
+pub const EVALUATOR_NAMES: &[&str] = &["pst", "experience"];
 
-/// The evaluator called `name` (case-insensitive), or a message saying which names exist.
+/// Where evaluators that need data find it.
+#[derive(Clone, Debug)]
+pub struct EvalContext {
+    pub experience_file: std::path::PathBuf,
+    pub experience_min_games: u32,
+}
+
+impl Default for EvalContext {
+    fn default() -> Self {
+        EvalContext {
+            experience_file: crate::experience::store::DEFAULT_FILE.into(),
+            experience_min_games: 10,
+        }
+    }
+}
+
+/// The evaluator called `name` (case-insensitive) with default data locations.
 pub fn by_name(name: &str) -> Result<Evaluator, String> {
+    by_name_with(name, &EvalContext::default())
+}
+
+/// The evaluator called `name` (case-insensitive), or a message saying which names exist or why
+/// its data cannot be loaded.
+pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> {
     match name.to_ascii_lowercase().as_str() {
         "pst" => Ok(Evaluator::Scalar(Arc::new(pst::Pst))),
+        "experience" => Ok(Evaluator::Scalar(experience_evaluator(ctx)?)),
         _ => Err(format!(
             "unknown evaluator '{name}' (available: {})",
             EVALUATOR_NAMES.join(", ")
         )),
     }
+}
+
+/// The experience evaluator itself (the UCI engine keeps it to add games it learns).
+pub fn experience_evaluator(ctx: &EvalContext) -> Result<Arc<experience::ExperienceEval>, String> {
+    Ok(Arc::new(experience::ExperienceEval::load(
+        &ctx.experience_file,
+        ctx.experience_min_games,
+    )?))
 }
 
 /// The default evaluator (pst).

@@ -2,4 +2,5 @@
 
 pub mod codec;
 pub mod import;
+pub mod live;
 pub mod store;

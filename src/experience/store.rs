@@ -450,6 +450,14 @@ impl Store {
             .map_err(|e| db_err(&self.path, e))
     }
 
+    /// (white wins, black wins, draws) of the games that went on from `pos`.
+    pub fn position_record(&self, pos: &Chess) -> Result<(u64, u64, u64), String> {
+        let moves = self.moves_from(pos)?;
+        Ok(moves.iter().fold((0, 0, 0), |a, m| {
+            (a.0 + m.white_wins, a.1 + m.black_wins, a.2 + m.draws)
+        }))
+    }
+
     /// Number of games learned.
     pub fn game_count(&self) -> Result<u64, String> {
         self.conn
@@ -500,6 +508,43 @@ impl Store {
             .map_err(|e| db_err(&self.path, e))?;
         rows.collect::<Result<Vec<_>, _>>()
             .map_err(|e| db_err(&self.path, e))
+    }
+
+    /// Calls `f(position, (white wins, black wins, draws))` for every known position, with the
+    /// games that went on from it (summed over its moves).
+    pub fn for_each_position(
+        &self,
+        mut f: impl FnMut(&Chess, (u32, u32, u32)),
+    ) -> Result<(), String> {
+        for t in ["white_moves", "black_moves"] {
+            let sql = format!(
+                "SELECT parent, sum(white_wins), sum(black_wins), sum(draws) FROM {t} GROUP BY parent"
+            );
+            let mut stmt = self.conn.prepare(&sql).map_err(|e| db_err(&self.path, e))?;
+            let mut rows = stmt.query([]).map_err(|e| db_err(&self.path, e))?;
+            while let Some(r) = rows.next().map_err(|e| db_err(&self.path, e))? {
+                let key: Vec<u8> = r.get(0).map_err(|e| db_err(&self.path, e))?;
+                let get = |i| {
+                    r.get::<_, i64>(i)
+                        .map(|v| v.clamp(0, i64::from(u32::MAX)) as u32)
+                };
+                let rec = (
+                    get(1).map_err(|e| db_err(&self.path, e))?,
+                    get(2).map_err(|e| db_err(&self.path, e))?,
+                    get(3).map_err(|e| db_err(&self.path, e))?,
+                );
+                match super::codec::decode_key(&key) {
+                    Ok(pos) => f(&pos, rec),
+                    Err(e) => {
+                        return Err(format!(
+                            "experience store '{}': corrupt key: {e}",
+                            self.path.display()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Consistency of the store: for each result, the counts in the move tables must add up to

@@ -13,10 +13,11 @@ use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, PositionError};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, PositionError};
 use shakmaty_uci::UciMessage;
 
 use crate::eval::{self, Evaluator};
+use crate::experience::live::Tracked;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Limits, SearchParams, Shared, hash_of, uci_move};
 use out::{info_string, send};
@@ -39,6 +40,23 @@ pub struct Options {
     pub move_overhead: u64,
     pub chess960: bool,
     pub evaluator: Evaluator,
+    /// Name of the evaluator chosen (kept to reload it when its data changes).
+    pub evaluator_name: String,
+    /// The experience evaluator when it is the one chosen (learned games are added to it).
+    pub experience_eval: Option<Arc<eval::experience::ExperienceEval>>,
+    pub experience_file: std::path::PathBuf,
+    pub learning: bool,
+    pub experience_book: bool,
+    pub experience_min_games: u32,
+}
+
+impl Options {
+    fn eval_context(&self) -> eval::EvalContext {
+        eval::EvalContext {
+            experience_file: self.experience_file.clone(),
+            experience_min_games: self.experience_min_games,
+        }
+    }
 }
 
 impl Default for Options {
@@ -51,6 +69,12 @@ impl Default for Options {
             move_overhead: 20,
             chess960: false,
             evaluator: eval::default_evaluator(),
+            evaluator_name: "pst".to_string(),
+            experience_eval: None,
+            experience_file: crate::experience::store::DEFAULT_FILE.into(),
+            learning: false,
+            experience_book: false,
+            experience_min_games: 10,
         }
     }
 }
@@ -60,6 +84,9 @@ impl Default for Options {
 pub struct Game {
     pub pos: Chess,
     pub history: Vec<u64>,
+    /// The position the moves started from, and the moves.
+    pub start: Chess,
+    pub moves: Vec<Move>,
 }
 
 /// Parses a FEN (standard, X-FEN or Shredder-FEN castling) into a position.
@@ -103,6 +130,8 @@ pub fn parse_position(args: &str, chess960: bool) -> Result<Game, String> {
         Some(&"fen") if setup.len() >= 2 => parse_fen(&setup[1..].join(" "), chess960)?,
         _ => return Err("expected 'position startpos' or 'position fen <FEN>'".into()),
     };
+    let start = pos.clone();
+    let mut played = Vec::with_capacity(moves.len());
     let mut history = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
         let uci: UciMove = text
@@ -113,8 +142,14 @@ pub fn parse_position(args: &str, chess960: bool) -> Result<Game, String> {
             .map_err(|_| format!("move {} '{text}' is illegal in {}", i + 1, fen_of(&pos)))?;
         history.push(hash_of(&pos));
         pos.play_unchecked(m);
+        played.push(m);
     }
-    Ok(Game { pos, history })
+    Ok(Game {
+        pos,
+        history,
+        start,
+        moves: played,
+    })
 }
 
 /// Parses the arguments of `go`. Unknown words are skipped with a warning; a keyword without a
@@ -220,6 +255,10 @@ pub struct Engine {
     /// `bestmove` may send the next `go` at once, before the thread has fully ended.
     busy: Arc<AtomicBool>,
     debug: bool,
+    /// The game followed for learning.
+    tracked: Option<Tracked>,
+    /// (key of the searched position, best move) of the last search.
+    last_best: Arc<std::sync::Mutex<Option<(u64, Move)>>>,
 }
 
 impl Default for Engine {
@@ -239,6 +278,8 @@ impl Engine {
             search: None,
             busy: Arc::new(AtomicBool::new(false)),
             debug: false,
+            tracked: None,
+            last_best: Arc::new(std::sync::Mutex::new(None)),
         }
     }
 
@@ -258,6 +299,7 @@ impl Engine {
         }
         // End of input: behave like quit.
         self.stop_and_join();
+        self.finish_tracked_game();
     }
 
     fn searching(&self) -> bool {
@@ -284,6 +326,7 @@ impl Engine {
         match cmd {
             "quit" => {
                 self.stop_and_join();
+                self.finish_tracked_game();
                 return false;
             }
             "stop" => {
@@ -304,7 +347,10 @@ impl Engine {
             // `go ponder wtime ...` as a bare ponder, losing the clocks.
             "position" => {
                 match parse_position(rest, self.options.chess960) {
-                    Ok(g) => self.game = g,
+                    Ok(g) => {
+                        self.game = g;
+                        self.track_game();
+                    }
                     Err(e) => info_string(&format!("error: {e}; position unchanged")),
                 }
                 return true;
@@ -320,7 +366,10 @@ impl Engine {
                 return true;
             }
             "eval" => {
-                send_multiline(&crate::eval_report(&self.game.pos));
+                send_multiline(&crate::eval_report(
+                    &self.game.pos,
+                    &self.options.eval_context(),
+                ));
                 return true;
             }
             "perft" => {
@@ -417,6 +466,7 @@ impl Engine {
             UciMessage::Register { .. } => {}
             UciMessage::UciNewGame => {
                 self.stop_and_join();
+                self.finish_tracked_game();
                 self.tt.clear();
                 self.game = Game::default();
             }
@@ -486,16 +536,198 @@ impl Engine {
             "uci_chess960" => self.options.chess960 = check()?,
             "evaluator" => {
                 let v = value.ok_or("option 'Evaluator' needs a value")?;
-                self.options.evaluator = eval::by_name(v.trim())?;
+                self.options.evaluator_name = v.trim().to_ascii_lowercase();
+                if self.options.evaluator_name == "experience" {
+                    self.reload_data_evaluator()?;
+                } else {
+                    self.options.evaluator =
+                        eval::by_name_with(v.trim(), &self.options.eval_context())?;
+                    self.options.experience_eval = None;
+                }
+            }
+            "experiencefile" => {
+                let v = value
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())
+                    .ok_or("option 'ExperienceFile' needs a file name")?;
+                self.finish_tracked_game();
+                self.options.experience_file = v.into();
+                self.reload_data_evaluator()?;
+            }
+            "learning" => self.options.learning = check()?,
+            "experiencebook" => self.options.experience_book = check()?,
+            "experiencemingames" => {
+                self.options.experience_min_games = spin(1, 1_000_000)? as u32;
+                self.reload_data_evaluator()?;
             }
             _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
     }
 
+    /// Reloads an evaluator that reads the experience store after its options changed.
+    fn reload_data_evaluator(&mut self) -> Result<(), String> {
+        if self.options.evaluator_name == "experience" {
+            let e = match eval::experience_evaluator(&self.options.eval_context()) {
+                Ok(e) => e,
+                Err(err) => {
+                    // Keep a working evaluator: back to pst.
+                    self.options.evaluator = eval::default_evaluator();
+                    self.options.evaluator_name = "pst".to_string();
+                    self.options.experience_eval = None;
+                    return Err(format!("{err}; Evaluator is pst"));
+                }
+            };
+            info_string(&format!(
+                "experience evaluator: {} known positions from '{}'",
+                e.positions(),
+                self.options.experience_file.display()
+            ));
+            self.options.evaluator = Evaluator::Scalar(e.clone());
+            self.options.experience_eval = Some(e);
+        }
+        Ok(())
+    }
+
+    /// With `Learning` on: follows the game through `position` commands and learns it once it
+    /// has ended by the rules.
+    fn track_game(&mut self) {
+        if !self.options.learning {
+            return;
+        }
+        let continued = self
+            .tracked
+            .as_ref()
+            .is_some_and(|t| t.continued_by(&self.game.start, &self.game.moves));
+        if continued {
+            if let Some(t) = self.tracked.as_mut() {
+                t.moves = self.game.moves.clone();
+            }
+        } else {
+            self.finish_tracked_game();
+            self.tracked = Some(Tracked {
+                start: self.game.start.clone(),
+                moves: self.game.moves.clone(),
+                learned: false,
+            });
+        }
+        self.learn_if_over(false);
+    }
+
+    /// Learns the tracked game if it is over. With `with_our_move`, the engine's last
+    /// `bestmove` in the tracked position counts as played (the GUI sends no position after a
+    /// game-ending move).
+    fn learn_if_over(&mut self, with_our_move: bool) {
+        let Some(t) = self.tracked.as_mut() else {
+            return;
+        };
+        if t.learned {
+            return;
+        }
+        let mut moves = t.moves.clone();
+        if with_our_move
+            && let Some((key, m)) = *self.last_best.lock().unwrap_or_else(|e| e.into_inner())
+        {
+            let mut pos = t.start.clone();
+            for &mv in &moves {
+                pos.play_unchecked(mv);
+            }
+            if hash_of(&pos) == key && pos.is_legal(m) {
+                moves.push(m);
+            }
+        }
+        let Some(result) = crate::experience::live::rule_result(&t.start, &moves) else {
+            return;
+        };
+        t.learned = true;
+        let record = crate::experience::store::GameRecord {
+            source: "uci".to_string(),
+            white: "?".to_string(),
+            black: "?".to_string(),
+            date: String::new(),
+            result,
+            start: t.start.clone(),
+            moves,
+        };
+        let plies = record.moves.len();
+        match crate::experience::store::Store::open(&self.options.experience_file)
+            .and_then(|mut s| s.learn_game(record.clone()))
+        {
+            Ok(learned) => {
+                if learned != crate::experience::store::Learned::AlreadyKnown
+                    && let Some(e) = &self.options.experience_eval
+                {
+                    e.add_game(&record);
+                }
+                info_string(&format!(
+                    "learned the game ({plies} plies, {}) into '{}'",
+                    result.as_pgn(),
+                    self.options.experience_file.display()
+                ))
+            }
+            Err(e) => info_string(&format!("error: could not learn the game: {e}")),
+        }
+    }
+
+    /// The tracked game ends here (new game, unrelated position, quit): learn it if it is over.
+    fn finish_tracked_game(&mut self) {
+        if self.options.learning && self.tracked.is_some() {
+            self.learn_if_over(true);
+        }
+        self.tracked = None;
+    }
+
+    /// `ExperienceBook`: the best known move by the confidence-aware score, when the position
+    /// has at least `ExperienceMinGames` games.
+    fn book_move(&self) -> Option<(Move, String)> {
+        let store =
+            crate::experience::store::Store::open_read_only(&self.options.experience_file).ok()?;
+        let pos = &self.game.pos;
+        let known = store.moves_from(pos).ok()?;
+        let total: u64 = known.iter().map(|m| m.games()).sum();
+        if total < u64::from(self.options.experience_min_games) {
+            return None;
+        }
+        let turn = pos.turn();
+        let best = known
+            .iter()
+            .filter_map(|k| {
+                let m = k.mv.parse::<UciMove>().ok()?.to_move(pos).ok()?;
+                Some((m, k))
+            })
+            .max_by(|a, b| {
+                a.1.confidence_score(turn)
+                    .total_cmp(&b.1.confidence_score(turn))
+            })?;
+        let note = format!(
+            "experience book: {} ({} games, score {:.1}%, confidence {:.1}%; {total} games in this position)",
+            uci_move(best.0, self.options.chess960),
+            best.1.games(),
+            100.0 * best.1.score_for(turn),
+            100.0 * best.1.confidence_score(turn)
+        );
+        Some((best.0, note))
+    }
+
     fn go(&mut self, limits: Limits) {
         if self.searching() {
             info_string("error: a search is already running; send stop first");
+            return;
+        }
+        if self.options.experience_book
+            && !limits.infinite
+            && !limits.ponder
+            && limits.searchmoves.is_empty()
+            && let Some((m, note)) = self.book_move()
+        {
+            info_string(&note);
+            *self.last_best.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((hash_of(&self.game.pos), m));
+            send(&format!(
+                "info depth 0 score cp 0 pv {}",
+                uci_move(m, self.options.chess960)
+            ));
+            send(&format!("bestmove {}", uci_move(m, self.options.chess960)));
             return;
         }
         if let Some(h) = self.search.take() {
@@ -521,8 +753,9 @@ impl Engine {
         let tt = self.tt.clone();
         let busy = self.busy.clone();
         busy.store(true, Ordering::SeqCst);
+        let last_best = self.last_best.clone();
         self.search = Some(std::thread::spawn(move || {
-            run_search(&params, &shared, &tt, &busy)
+            run_search(&params, &shared, &tt, &busy, &last_best)
         }));
     }
 }
@@ -562,7 +795,13 @@ fn send_multiline(text: &str) {
 
 /// The search thread: searches, waits for `stop` or `ponderhit` in infinite/ponder mode, then
 /// answers `bestmove`.
-fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable, busy: &AtomicBool) {
+fn run_search(
+    params: &SearchParams,
+    shared: &Shared,
+    tt: &TranspositionTable,
+    busy: &AtomicBool,
+    last_best: &std::sync::Mutex<Option<(u64, Move)>>,
+) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
     let result = match outcome {
         Ok(r) => Some(r),
@@ -581,6 +820,7 @@ fn run_search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable, b
         Some(r) => (r.best, r.ponder),
         None => (params.root.legal_moves().first().copied(), None),
     };
+    *last_best.lock().unwrap_or_else(|e| e.into_inner()) = best.map(|m| (hash_of(&params.root), m));
     busy.store(false, Ordering::SeqCst);
     match best {
         None => send("bestmove 0000"),
@@ -612,6 +852,16 @@ pub fn option_lines() -> Vec<String> {
             d.move_overhead
         ),
         "option name UCI_Chess960 type check default false".to_string(),
+        format!(
+            "option name ExperienceFile type string default {}",
+            d.experience_file.display()
+        ),
+        "option name Learning type check default false".to_string(),
+        "option name ExperienceBook type check default false".to_string(),
+        format!(
+            "option name ExperienceMinGames type spin default {} min 1 max 1000000",
+            d.experience_min_games
+        ),
         format!(
             "option name Evaluator type combo default {} {}",
             d.evaluator.name(),

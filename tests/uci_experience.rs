@@ -1,0 +1,161 @@
+//! Experience through UCI: learning finished games, the experience book, the experience
+//! evaluator.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{SECS, Uci};
+use deepred::experience::store::Store;
+use shakmaty::Chess;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepred-uciexp-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn info_until(e: &mut Uci, needle: &str) -> String {
+    let lines = e.until(SECS(20), |l| l.contains(needle));
+    lines.last().unwrap().clone()
+}
+
+#[test]
+fn learning_records_finished_games_only() {
+    let dir = temp_dir("learn");
+    let db = dir.join("exp.sqlite");
+    let mut e = Uci::start();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
+    e.send("setoption name Learning value true");
+    // An unfinished game, then a new game: nothing to learn.
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("ucinewgame");
+    e.isready();
+    assert!(!db.exists() || Store::open_read_only(&db).unwrap().game_count().unwrap() == 0);
+    // Fool's mate arrives as a position: learned at once.
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    let l = info_until(&mut e, "learned the game");
+    assert!(l.contains("4 plies, 0-1"), "{l}");
+    // A game that the engine itself ends: its mating move counts when the GUI moves on.
+    e.send("ucinewgame");
+    e.send("position startpos moves g2g4 e7e5 f2f3");
+    e.send("go depth 3");
+    let (best, _) = e.bestmove(SECS(30));
+    assert_eq!(best.split_whitespace().nth(1), Some("d8h4"));
+    e.send("ucinewgame");
+    let l = info_until(&mut e, "learned the game");
+    assert!(l.contains("4 plies, 0-1"), "{l}");
+    e.quit();
+    let store = Store::open_read_only(&db).unwrap();
+    assert_eq!(store.game_count().unwrap(), 2);
+    let start = store.moves_from(&Chess::default()).unwrap();
+    let mut by_move: Vec<(String, u64)> =
+        start.iter().map(|m| (m.mv.clone(), m.black_wins)).collect();
+    by_move.sort();
+    assert_eq!(
+        by_move,
+        vec![("f2f3".to_string(), 1), ("g2g4".to_string(), 1)]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn experience_book_plays_the_best_known_move() {
+    let dir = temp_dir("book");
+    let db = dir.join("exp.sqlite");
+    // 12 distinct games won by White: 1.e4 once, 1.d4 eleven times (different third moves).
+    let thirds = [
+        "e3", "c4", "g3", "Bf4", "Bg5", "Nc3", "Nbd2", "c3", "a3", "h3", "b3",
+    ];
+    let mut pgn = String::from("[Event \"e4\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n");
+    for (i, third) in thirds.iter().enumerate() {
+        pgn.push_str(&format!(
+            "[Event \"d4 {i}\"]\n[Result \"1-0\"]\n\n1. d4 d5 2. Nf3 Nf6 3. {third} 1-0\n\n"
+        ));
+    }
+    let file = dir.join("book.pgn");
+    std::fs::write(&file, pgn).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args([
+            "import",
+            "--db",
+            db.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let learned = Store::open_read_only(&db).unwrap().game_count().unwrap();
+    assert_eq!(learned, 12, "{}", String::from_utf8_lossy(&out.stdout));
+
+    let mut e = Uci::start();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
+    e.send("setoption name ExperienceBook value true");
+    e.send("setoption name ExperienceMinGames value 5");
+    e.send("position startpos");
+    e.send("go wtime 10000 btime 10000");
+    let (best, lines) = e.bestmove(SECS(10));
+    assert_eq!(best, "bestmove d2d4");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string experience book: d2d4"))
+    );
+    // Too few games for the threshold: a normal search.
+    e.send(&format!(
+        "setoption name ExperienceMinGames value {}",
+        learned + 1
+    ));
+    e.send("go depth 4");
+    let (_, lines) = e.bestmove(SECS(30));
+    assert!(!lines.iter().any(|l| l.contains("experience book")));
+    assert!(lines.iter().any(|l| l.starts_with("info depth 4 ")));
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn experience_evaluator_loads_and_falls_back() {
+    let dir = temp_dir("eval");
+    let mut e = Uci::start();
+    // No store yet: the evaluator works (pst everywhere).
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        dir.join("none.sqlite").display()
+    ));
+    e.send("setoption name Evaluator value experience");
+    let l = info_until(&mut e, "experience evaluator");
+    assert!(l.contains("0 known positions"), "{l}");
+    e.send("position startpos");
+    e.send("go depth 4");
+    e.bestmove(SECS(30));
+    // A file that is not a store: a clear error and pst.
+    let bad = dir.join("bad.sqlite");
+    std::fs::write(
+        &bad,
+        b"not a database, not a database, not a database, not a database",
+    )
+    .unwrap();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        bad.display()
+    ));
+    let l = info_until(&mut e, "error");
+    assert!(l.contains("Evaluator is pst"), "{l}");
+    e.send("go depth 4");
+    let (best, _) = e.bestmove(SECS(30));
+    assert!(best.starts_with("bestmove "));
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
