@@ -210,22 +210,25 @@ fn consistent(db: &Path) -> u64 {
 fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
     let all = shared("sf15-selfplay-6k-nodes.pgn");
     let reference = temp_db("reference");
-    assert!(
-        deepred(&[
-            "import",
-            "--db",
-            reference.to_str().unwrap(),
-            all.to_str().unwrap()
-        ])
-        .status
-        .success()
-    );
+    let t0 = std::time::Instant::now();
+    let out = deepred(&[
+        "import",
+        "--batch",
+        "64",
+        "--db",
+        reference.to_str().unwrap(),
+        all.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let full = t0.elapsed().as_millis() as u64;
     let expected = consistent(&reference);
     let expected_counts = store_counts(&reference);
 
     let db = temp_db("killed");
     let mut killed_partway = false;
-    for delay_ms in [700u64, 1200, 2000] {
+    // Kill at several points of a full import's duration (the machine's speed varies).
+    for percent in [50u64, 65, 80, 35, 90, 20] {
+        let delay_ms = full * percent / 100;
         let _ = std::fs::remove_file(&db);
         let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
             .args([
