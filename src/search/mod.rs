@@ -30,7 +30,7 @@ pub fn hash_of(pos: &Chess) -> u64 {
 
 /// Plays `m` (legal) on a copy of `pos` and returns it with its key, updated incrementally:
 /// the same value as [`hash_of`] on the new position.
-#[inline]
+#[inline(always)]
 pub fn play(pos: &Chess, hash: u64, m: Move) -> (Chess, u64) {
     use shakmaty::zobrist::ZobristValue;
     let z = |sq, piece| Zobrist64::zobrist_for_piece(sq, piece).0;
@@ -725,7 +725,10 @@ impl<'a> Worker<'a> {
             }
             let quiet = !m.is_capture() && !m.is_promotion();
 
-            let gives_check = movegen::gives_check(pos, &m);
+            // Only pruning (depth <= 6) and reductions look at checks: skip the test elsewhere.
+            let may_prune = !root && best_score > -MATE_BOUND && searched > 0 && depth <= 6;
+            let may_reduce = depth >= 3 && searched >= 2 && quiet;
+            let gives_check = (may_prune || may_reduce) && movegen::gives_check(pos, &m);
 
             // Shallow-depth pruning, never before a move has been searched, when mated, or for
             // a move that gives check (quiet mating moves must be seen).
@@ -751,6 +754,7 @@ impl<'a> Worker<'a> {
             }
 
             let (child, child_hash) = play(pos, hash, m);
+            self.tt.prefetch(child_hash);
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
             self.keys.push(child_hash);
             let new_depth = depth - 1;
@@ -941,6 +945,7 @@ impl<'a> Worker<'a> {
                 }
             }
             let (child, child_hash) = play(pos, hash, m);
+            self.tt.prefetch(child_hash);
             if !in_check && !movegen::leaves_king_safe(&child, turn) {
                 continue;
             }
