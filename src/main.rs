@@ -66,6 +66,44 @@ enum Cmd {
         #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         batch: u64,
     },
+    /// Deep Red against itself from book openings; finished games are learned.
+    Selfplay {
+        #[arg(long, default_value_t = 10)]
+        games: usize,
+        /// Nodes per move (the default limit when no other is given: 20000).
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Depth per move.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Milliseconds per move.
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// EPD file of openings (e.g. ../shared/data/books/noob_3moves.epd); default: start position.
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        /// Pure exploration: best known move from the store, else a random legal move.
+        #[arg(long)]
+        explore: bool,
+        #[arg(long, default_value = "pst")]
+        evaluator: String,
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
+        /// Do not learn the games.
+        #[arg(long)]
+        no_learn: bool,
+        /// Write the games to this PGN file.
+        #[arg(long)]
+        pgn: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Adjudicate a draw after this many plies.
+        #[arg(long, default_value_t = 400)]
+        max_plies: usize,
+    },
     /// Look into the experience store.
     Experience {
         #[command(subcommand)]
@@ -205,6 +243,72 @@ fn main() -> ExitCode {
             }
         }
         Some(Cmd::Experience { what }) => experience_command(what),
+        Some(Cmd::Selfplay {
+            games,
+            nodes,
+            depth,
+            movetime,
+            book,
+            explore,
+            evaluator,
+            db,
+            no_learn,
+            pgn,
+            seed,
+            concurrency,
+            max_plies,
+        }) => {
+            use deepred::games::selfplay;
+            let ctx = eval::EvalContext {
+                experience_file: db.clone(),
+                ..Default::default()
+            };
+            let ev = match eval::by_name_with(&evaluator, &ctx) {
+                Ok(e) => e,
+                Err(e) => return fail(&e),
+            };
+            let openings = match &book {
+                Some(b) => match selfplay::load_openings(b) {
+                    Ok(o) => o,
+                    Err(e) => return fail(&e),
+                },
+                None => Vec::new(),
+            };
+            let nodes = if nodes.is_none() && depth.is_none() && movetime.is_none() {
+                Some(20_000)
+            } else {
+                nodes
+            };
+            let opts = selfplay::SelfplayOptions {
+                games,
+                nodes,
+                depth,
+                movetime_ms: movetime,
+                openings,
+                explore,
+                evaluator: ev,
+                seed,
+                max_plies,
+                concurrency,
+                store: (!no_learn).then_some(db),
+            };
+            let bar = indicatif::ProgressBar::new(games as u64);
+            let r = match selfplay::run(&opts, |done| bar.set_position(done as u64)) {
+                Ok(r) => r,
+                Err(e) => return fail(&e),
+            };
+            bar.finish_and_clear();
+            if let Some(p) = pgn
+                && let Err(e) = std::fs::write(&p, &r.pgn)
+            {
+                return fail(&format!("cannot write '{}': {e}", p.display()));
+            }
+            println!(
+                "{} games: {} won by White, {} by Black, {} drawn; {} plies; {} learned",
+                games, r.white_wins, r.black_wins, r.draws, r.plies, r.learned
+            );
+            ExitCode::SUCCESS
+        }
         Some(Cmd::Sts {
             epd,
             engine,

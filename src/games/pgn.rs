@@ -286,3 +286,65 @@ pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
     }
     out
 }
+
+/// Writes one game as PGN (SAN moves, seven-tag roster plus `extra` tags; a `FEN`/`SetUp` pair
+/// when the game does not start from the standard position, `Variant` for Chess960).
+pub fn write_pgn(
+    start: &Chess,
+    moves: &[Move],
+    result: Option<GameResult>,
+    tags: &[(&str, String)],
+) -> String {
+    use shakmaty::san::SanPlus;
+    let result_text = result.map_or("*", GameResult::as_pgn);
+    let mut out = String::new();
+    let tag = |out: &mut String, k: &str, v: &str| {
+        out.push_str(&format!(
+            "[{k} \"{}\"]\n",
+            v.replace('\\', "\\\\").replace('"', "\\\"")
+        ));
+    };
+    for key in ["Event", "Site", "Date", "Round", "White", "Black"] {
+        let v = tags
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or("?".to_string(), |(_, v)| v.clone());
+        tag(&mut out, key, &v);
+    }
+    tag(&mut out, "Result", result_text);
+    if *start != Chess::default() || start.castles().mode() == CastlingMode::Chess960 {
+        if start.castles().mode() == CastlingMode::Chess960 {
+            tag(&mut out, "Variant", "Chess960");
+        }
+        tag(&mut out, "SetUp", "1");
+        tag(&mut out, "FEN", &crate::uci::fen_of(start));
+    }
+    for (k, v) in tags {
+        if !["Event", "Site", "Date", "Round", "White", "Black", "Result"].contains(k) {
+            tag(&mut out, k, v);
+        }
+    }
+    out.push('\n');
+    let mut pos = start.clone();
+    let mut line = String::new();
+    for (i, &m) in moves.iter().enumerate() {
+        let mut token = String::new();
+        if pos.turn() == Color::White {
+            token.push_str(&format!("{}. ", pos.fullmoves()));
+        } else if i == 0 {
+            token.push_str(&format!("{}... ", pos.fullmoves()));
+        }
+        token.push_str(&SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+        if line.len() + token.len() + 1 > 79 {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line.clear();
+        }
+        line.push_str(&token);
+        line.push(' ');
+    }
+    line.push_str(result_text);
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}

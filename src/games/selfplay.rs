@@ -1,0 +1,237 @@
+//! `deepred selfplay`: Deep Red against itself from book openings; every finished game is
+//! learned into the experience store and can be written as PGN.
+//!
+//! Two ways to choose moves:
+//! - search (default): the engine's search under a node, depth or time limit per move;
+//! - `--explore`: the seed's pure mode: the best known move by the confidence-aware score
+//!   when the position is in the store, else a random legal move.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::{Chess, Move, Position};
+
+use crate::eval::Evaluator;
+use crate::experience::live::rule_result;
+use crate::experience::store::{GameRecord, Store};
+use crate::games::pgn::GameResult;
+use crate::search::tt::TranspositionTable;
+use crate::search::{Limits, SearchParams, Shared, hash_of, search};
+
+#[derive(Clone, Debug)]
+pub struct SelfplayOptions {
+    pub games: usize,
+    /// Search limits per move (used unless `explore`).
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+    pub movetime_ms: Option<u64>,
+    /// EPD/FEN lines to start from (random order); empty: the start position.
+    pub openings: Vec<Chess>,
+    pub explore: bool,
+    pub evaluator: Evaluator,
+    pub seed: u64,
+    /// Games longer than this are adjudicated drawn.
+    pub max_plies: usize,
+    pub concurrency: usize,
+    pub store: Option<PathBuf>,
+}
+
+/// Loads openings from an EPD file (first four fields of each line).
+pub fn load_openings(path: &std::path::Path) -> Result<Vec<Chess>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let f: Vec<&str> = line.split_whitespace().take(4).collect();
+        if f.len() < 4 {
+            continue;
+        }
+        match crate::uci::parse_fen(&format!("{} 0 1", f.join(" ")), false) {
+            Ok(p) => out.push(p),
+            Err(e) => return Err(format!("{}:{}: {e}", path.display(), i + 1)),
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("'{}' has no opening", path.display()));
+    }
+    Ok(out)
+}
+
+/// The pure mode's move: the best known move (confidence-aware score) if its record is winning
+/// for the mover (above 50%), else a random move not tried yet, else the best known move.
+fn choose_explore(pos: &Chess, store: Option<&Store>, rng: &mut StdRng) -> Move {
+    let legal = pos.legal_moves();
+    let turn = pos.turn();
+    let mut known: Vec<(Move, f64, f64)> = Vec::new();
+    if let Some(s) = store
+        && let Ok(rows) = s.moves_from(pos)
+    {
+        for k in rows {
+            if let Some(m) =
+                k.mv.parse::<shakmaty::uci::UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(pos).ok())
+            {
+                known.push((m, k.confidence_score(turn), k.score_for(turn)));
+            }
+        }
+    }
+    let best = known.iter().max_by(|a, b| a.1.total_cmp(&b.1)).copied();
+    if let Some((m, _, score)) = best
+        && score > 0.5
+    {
+        return m;
+    }
+    let untried: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| !known.iter().any(|k| k.0 == *m))
+        .collect();
+    if !untried.is_empty() {
+        return untried[rng.random_range(0..untried.len())];
+    }
+    best.map_or_else(|| legal[rng.random_range(0..legal.len())], |b| b.0)
+}
+
+/// Plays one game from `start`. Returns the record (result by the rules, or a draw at
+/// `max_plies`).
+pub fn play_game(
+    start: &Chess,
+    opts: &SelfplayOptions,
+    store: Option<&Store>,
+    rng: &mut StdRng,
+) -> GameRecord {
+    let tt = TranspositionTable::new(16);
+    let shared = Shared::default();
+    let mut pos = start.clone();
+    let mut moves: Vec<Move> = Vec::new();
+    let mut history: Vec<u64> = Vec::new();
+    let result = loop {
+        if let Some(r) = rule_result(start, &moves) {
+            break r;
+        }
+        if moves.len() >= opts.max_plies {
+            break GameResult::Draw;
+        }
+        let m = if opts.explore {
+            choose_explore(&pos, store, rng)
+        } else {
+            let limits = Limits {
+                nodes: opts.nodes,
+                depth: opts.depth,
+                movetime: opts.movetime_ms,
+                ..Default::default()
+            };
+            let mut params = SearchParams::new(pos.clone(), limits);
+            params.history = history.clone();
+            params.evaluator = opts.evaluator.clone();
+            shared.stop.store(false, Ordering::SeqCst);
+            shared.reset_clock();
+            match search(&params, &shared, &tt).best {
+                Some(m) => m,
+                None => break GameResult::Draw, // unreachable: rule_result saw no end
+            }
+        };
+        history.push(hash_of(&pos));
+        pos.play_unchecked(m);
+        moves.push(m);
+    };
+    GameRecord {
+        source: "selfplay".to_string(),
+        white: crate::uci::ENGINE_NAME.to_string(),
+        black: crate::uci::ENGINE_NAME.to_string(),
+        date: String::new(),
+        result,
+        start: start.clone(),
+        moves,
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct SelfplayReport {
+    pub white_wins: usize,
+    pub black_wins: usize,
+    pub draws: usize,
+    /// Games new to the store (a game identical to a known one counts once).
+    pub learned: usize,
+    pub plies: usize,
+    pub pgn: String,
+}
+
+/// Plays `opts.games` games (`opts.concurrency` at a time) and learns each finished game at once.
+pub fn run(
+    opts: &SelfplayOptions,
+    mut progress: impl FnMut(usize) + Send,
+) -> Result<SelfplayReport, String> {
+    if let Some(p) = &opts.store {
+        // Create the store (and check it) before playing.
+        Store::open(p)?;
+    }
+    let next = AtomicUsize::new(0);
+    let report = Mutex::new(SelfplayReport::default());
+    let error = Mutex::new(None::<String>);
+    let progress = Mutex::new(&mut progress);
+    std::thread::scope(|s| {
+        for worker in 0..opts.concurrency.max(1) {
+            let (next, report, error, progress) = (&next, &report, &error, &progress);
+            s.spawn(move || {
+                let mut store = opts.store.as_ref().and_then(|p| Store::open(p).ok());
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= opts.games || error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                        break;
+                    }
+                    let mut rng = StdRng::seed_from_u64(
+                        opts.seed.wrapping_add(i as u64 * 7919 + worker as u64),
+                    );
+                    let start = if opts.openings.is_empty() {
+                        Chess::default()
+                    } else {
+                        opts.openings[rng.random_range(0..opts.openings.len())].clone()
+                    };
+                    let game = play_game(&start, opts, store.as_ref(), &mut rng);
+                    let pgn = crate::games::pgn::write_pgn(
+                        &game.start,
+                        &game.moves,
+                        Some(game.result),
+                        &[
+                            ("Event", "Deep Red self-play".to_string()),
+                            ("Round", (i + 1).to_string()),
+                            ("White", game.white.clone()),
+                            ("Black", game.black.clone()),
+                        ],
+                    );
+                    let learned = match store.as_mut() {
+                        Some(s) => match s.learn_game(game.clone()) {
+                            Ok(l) => l != crate::experience::store::Learned::AlreadyKnown,
+                            Err(e) => {
+                                *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                                false
+                            }
+                        },
+                        None => false,
+                    };
+                    let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
+                    match game.result {
+                        GameResult::WhiteWins => r.white_wins += 1,
+                        GameResult::BlackWins => r.black_wins += 1,
+                        GameResult::Draw => r.draws += 1,
+                    }
+                    r.learned += usize::from(learned);
+                    r.plies += game.moves.len();
+                    r.pgn.push_str(&pgn);
+                    let done = r.white_wins + r.black_wins + r.draws;
+                    drop(r);
+                    (progress.lock().unwrap_or_else(|p| p.into_inner()))(done);
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    Ok(report.into_inner().unwrap_or_else(|p| p.into_inner()))
+}

@@ -1,0 +1,123 @@
+//! `deepred selfplay`: legal finished games from book openings, learned and written as PGN.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use deepred::experience::live::rule_result;
+use deepred::experience::store::Store;
+use deepred::games::pgn::{GameResult, read_games};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepred-selfplay-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn selfplay(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .arg("selfplay")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn games_are_legal_finished_learned_and_reproducible() {
+    let dir = temp_dir("search");
+    let db = dir.join("exp.sqlite");
+    let book =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/books/noob_3moves.epd");
+    let pgn = dir.join("games.pgn");
+    let args = [
+        "--games",
+        "4",
+        "--nodes",
+        "2000",
+        "--book",
+        book.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--seed",
+        "7",
+    ];
+    let summary = selfplay(&args);
+    assert!(summary.contains("4 learned"), "{summary}");
+    let games: Vec<_> = read_games(std::fs::File::open(&pgn).unwrap())
+        .into_iter()
+        .map(|g| g.unwrap())
+        .collect();
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        // Not from the standard start (book openings), finished by the rules or at 400 plies.
+        assert_ne!(g.start, shakmaty::Chess::default());
+        let by_rules = rule_result(&g.start, &g.moves);
+        match by_rules {
+            Some(r) => assert_eq!(Some(r), g.result),
+            None => assert!(g.moves.len() >= 400 && g.result == Some(GameResult::Draw)),
+        }
+    }
+    let store = Store::open_read_only(&db).unwrap();
+    assert_eq!(store.game_count().unwrap(), 4);
+    for (moves, games) in store.consistency().unwrap() {
+        assert_eq!(moves, games);
+    }
+    // The same seed plays the same games (node limits are deterministic).
+    let pgn2 = dir.join("again.pgn");
+    let args2 = [
+        "--games",
+        "4",
+        "--nodes",
+        "2000",
+        "--book",
+        book.to_str().unwrap(),
+        "--no-learn",
+        "--pgn",
+        pgn2.to_str().unwrap(),
+        "--seed",
+        "7",
+    ];
+    selfplay(&args2);
+    let moves = |p: &PathBuf| -> Vec<Vec<shakmaty::Move>> {
+        let mut v: Vec<_> = read_games(std::fs::File::open(p).unwrap())
+            .into_iter()
+            .map(|g| g.unwrap().moves)
+            .collect();
+        v.sort_by_key(|m| format!("{m:?}"));
+        v
+    };
+    assert_eq!(moves(&pgn), moves(&pgn2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exploration_mode_plays_random_then_known_moves() {
+    let dir = temp_dir("explore");
+    let db = dir.join("exp.sqlite");
+    let summary = selfplay(&[
+        "--games",
+        "3",
+        "--explore",
+        "--db",
+        db.to_str().unwrap(),
+        "--seed",
+        "3",
+    ]);
+    assert!(summary.contains("3 learned"), "{summary}");
+    let store = Store::open_read_only(&db).unwrap();
+    // All three games start from the standard position and are different games (a lost line is
+    // not replayed: an untried move is explored instead).
+    let start = store.moves_from(&shakmaty::Chess::default()).unwrap();
+    let total: u64 = start.iter().map(|m| m.games()).sum();
+    assert_eq!(total, 3);
+    assert!(start.len() <= 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
