@@ -1188,28 +1188,9 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
     let threads = params.threads.max(1);
     let helpers_stop = AtomicBool::new(false);
     let helpers_stop = &helpers_stop;
-    let mut result = std::thread::scope(|s| {
-        let mut handles = Vec::new();
-        for id in 1..threads {
-            let scalar = scalar.clone();
-            let root_moves = root_moves.clone();
-            handles.push(s.spawn(move || {
-                let mut w = Worker::new(
-                    id,
-                    shared,
-                    helpers_stop,
-                    tt,
-                    &*scalar,
-                    limits,
-                    budget,
-                    &params.history,
-                );
-                w.root_allowed = root_moves.clone();
-                w.iterate(params, &root_moves)
-            }));
-        }
-        let mut main = Worker::new(
-            0,
+    let run_worker = |id: usize| {
+        let mut w = Worker::new(
+            id,
             shared,
             helpers_stop,
             tt,
@@ -1218,8 +1199,14 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
             budget,
             &params.history,
         );
-        main.root_allowed = root_moves.clone();
-        let r = main.iterate(params, &root_moves);
+        w.root_allowed = root_moves.clone();
+        w.iterate(params, &root_moves)
+    };
+    let mut result = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads)
+            .map(|id| s.spawn(move || run_worker(id)))
+            .collect();
+        let r = run_worker(0);
         helpers_stop.store(true, Ordering::SeqCst);
         for h in handles {
             let _ = h.join();
