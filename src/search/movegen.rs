@@ -98,6 +98,21 @@ pub fn leaves_king_safe(child: &Chess, mover: Color) -> bool {
     }
 }
 
+/// Positions with captures, promotions, en passant (also pinned), castling and checks.
+#[cfg(test)]
+const TEST_FENS: [&str; 10] = [
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "8/8/8/K2pP2q/8/8/8/7k w - d6 0 2",
+    "4k3/8/8/2KpP2r/8/8/8/8 w - d6 0 2",
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+    "3k4/8/8/3pP3/8/8/8/B2K4 w - d6 0 2",
+    "1k6/8/8/5pP1/4K3/8/8/8 w - f6 0 1",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,16 +122,7 @@ mod tests {
     /// and queen promotions.
     #[test]
     fn matches_legal_captures() {
-        let fens = [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "8/8/8/K2pP2q/8/8/8/7k w - d6 0 2",
-            "4k3/8/8/2KpP2r/8/8/8/8 w - d6 0 2",
-            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-        ];
-        for fen in fens {
+        for fen in TEST_FENS {
             let pos = parse_fen(fen, false).unwrap();
             if pos.is_check() {
                 continue;
@@ -200,19 +206,8 @@ mod check_tests {
 
     #[test]
     fn gives_check_agrees_with_making_the_move() {
-        let fens = [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "8/8/8/K2pP2q/8/8/8/7k w - d6 0 2",
-            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
-            "3k4/8/8/3pP3/8/8/8/B2K4 w - d6 0 2",
-            "1k6/8/8/5pP1/4K3/8/8/8 w - f6 0 1",
-        ];
         let mut checked = 0;
-        for fen in fens {
+        for fen in TEST_FENS {
             let pos = parse_fen(fen, false).unwrap();
             for m in pos.legal_moves() {
                 let mut c = pos.clone();
