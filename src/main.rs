@@ -104,6 +104,83 @@ enum Cmd {
         #[arg(long, default_value_t = 400)]
         max_plies: usize,
     },
+    /// Deep Red (or --engine) against another UCI engine: clocks or node limits, an opening book
+    /// played with colours alternated, adjudication, PGN, Elo with error bars, optional learning.
+    Match {
+        /// Shell command of the opponent engine, e.g. "stockfish" or "/path/to/engine --uci".
+        #[arg(long)]
+        opponent: String,
+        /// Shell command of the first engine (default: this Deep Red).
+        #[arg(long)]
+        engine: Option<String>,
+        /// Games to play (openings are played in pairs, colours swapped).
+        #[arg(long, default_value_t = 2)]
+        games: usize,
+        /// Time control, SECONDS+INCREMENT (the default when no other limit is given: 10+0.1).
+        #[arg(long)]
+        tc: Option<String>,
+        /// Nodes per move instead of a clock.
+        #[arg(long, conflicts_with_all = ["tc", "depth", "movetime"])]
+        nodes: Option<u64>,
+        /// Depth per move instead of a clock.
+        #[arg(long, conflicts_with_all = ["tc", "movetime"])]
+        depth: Option<u32>,
+        /// Milliseconds per move instead of a clock.
+        #[arg(long, conflicts_with = "tc")]
+        movetime: Option<u64>,
+        /// EPD/FEN openings, e.g. ../shared/data/books/noob_3moves.epd (shuffled by --seed).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        /// Games played at once (each has its own pair of engine processes).
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Append every finished game to this PGN file.
+        #[arg(long)]
+        pgn: Option<std::path::PathBuf>,
+        /// Learn the games decided on the board into the experience store (--db).
+        #[arg(long)]
+        learn: bool,
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
+        /// Option of the first engine, NAME=VALUE (repeatable).
+        #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+        engine_options: Vec<String>,
+        /// Option of the opponent, NAME=VALUE (repeatable).
+        #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
+        opponent_options: Vec<String>,
+        /// Draw adjudication: from this move number, after --draw-plies scores within --draw-cp (0: off).
+        #[arg(long, default_value_t = 40)]
+        draw_move: u32,
+        #[arg(long, default_value_t = 8)]
+        draw_plies: usize,
+        #[arg(long, default_value_t = 10)]
+        draw_cp: i32,
+        /// Resign adjudication: after this many plies of scores all beyond --resign-cp for one side (0: off).
+        #[arg(long, default_value_t = 6)]
+        resign_plies: usize,
+        #[arg(long, default_value_t = 1000)]
+        resign_cp: i32,
+        /// A game this long is drawn.
+        #[arg(long, default_value_t = 400)]
+        max_plies: usize,
+        /// Milliseconds an engine may overstep its clock before it loses on time.
+        #[arg(long, default_value_t = 100)]
+        time_margin: u64,
+        /// Longest wait for a move under --nodes, --depth or --movetime, in milliseconds.
+        #[arg(long, default_value_t = 60_000)]
+        move_timeout: u64,
+        /// Openings and moves are Chess960 (sets UCI_Chess960 on both engines).
+        #[arg(long)]
+        chess960: bool,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// PGN Event tag.
+        #[arg(long, default_value = "Deep Red match")]
+        event: String,
+        /// Only the summary (no line per game).
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Look into the experience store.
     Experience {
         #[command(subcommand)]
@@ -243,6 +320,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Cmd::Experience { what }) => experience_command(what),
+        Some(cmd @ Cmd::Match { .. }) => match_command(cmd),
         Some(Cmd::Selfplay {
             games,
             nodes,
@@ -356,6 +434,131 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         }
+    }
+}
+
+fn parse_options(list: &[String]) -> Result<Vec<(String, String)>, String> {
+    list.iter()
+        .map(|o| match o.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(format!("option '{o}' is not NAME=VALUE")),
+        })
+        .collect()
+}
+
+fn match_command(cmd: Cmd) -> ExitCode {
+    use deepred::games::matchrun::{
+        Adjudication, EngineSpec, MatchOptions, MoveLimit, TimeControl, game_line, run,
+    };
+    let Cmd::Match {
+        opponent,
+        engine,
+        games,
+        tc,
+        nodes,
+        depth,
+        movetime,
+        book,
+        concurrency,
+        pgn,
+        learn,
+        db,
+        engine_options,
+        opponent_options,
+        draw_move,
+        draw_plies,
+        draw_cp,
+        resign_plies,
+        resign_cp,
+        max_plies,
+        time_margin,
+        move_timeout,
+        chess960,
+        seed,
+        event,
+        quiet,
+    } = cmd
+    else {
+        unreachable!("match_command is called with Cmd::Match")
+    };
+    let limit = match (tc, nodes, depth, movetime) {
+        (_, Some(n), _, _) => MoveLimit::Nodes(n.max(1)),
+        (_, _, Some(d), _) => MoveLimit::Depth(d.clamp(1, 64)),
+        (_, _, _, Some(ms)) => MoveLimit::MoveTime(ms.max(1)),
+        (tc, _, _, _) => match TimeControl::parse(tc.as_deref().unwrap_or("10+0.1")) {
+            Ok(t) => MoveLimit::Clock(t),
+            Err(e) => return fail(&e),
+        },
+    };
+    let openings = match &book {
+        Some(b) => match deepred::games::selfplay::load_openings_mode(b, chess960) {
+            Ok(o) => o,
+            Err(e) => return fail(&e),
+        },
+        None => Vec::new(),
+    };
+    let (engine_options, opponent_options) = match (
+        parse_options(&engine_options),
+        parse_options(&opponent_options),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return fail(&e),
+    };
+    if games == 0 {
+        return fail("--games must be at least 1");
+    }
+    let opts = MatchOptions {
+        engine: EngineSpec {
+            cmd: engine,
+            options: engine_options,
+        },
+        opponent: EngineSpec {
+            cmd: Some(opponent),
+            options: opponent_options,
+        },
+        limit,
+        openings,
+        games,
+        concurrency,
+        seed,
+        pgn,
+        learn: learn.then_some(db),
+        adjudication: Adjudication {
+            draw_move,
+            draw_plies,
+            draw_cp,
+            resign_plies,
+            resign_cp,
+            max_plies: max_plies.max(1),
+        },
+        time_margin_ms: time_margin,
+        move_timeout_ms: move_timeout.max(1),
+        chess960,
+        event,
+    };
+    let bar = if quiet {
+        Some(indicatif::ProgressBar::new(games as u64))
+    } else {
+        None
+    };
+    let result = run(&opts, |r, g| match &bar {
+        Some(b) => b.set_position(r.tally.games() as u64),
+        None => eprintln!("{}", game_line(r, g)),
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    match result {
+        Ok(r) => {
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
+            }
+            print!("{}", r.summary());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Games: reading PGN (and, with the experience issue, self-play, matches and terminal play).
+//! Games: PGN, self-play, matches against other engines, terminal play.
 
+pub mod matchrun;
 pub mod pgn;
 pub mod selfplay;

@@ -41,6 +41,11 @@ pub struct SelfplayOptions {
 
 /// Loads openings from an EPD file (first four fields of each line).
 pub fn load_openings(path: &std::path::Path) -> Result<Vec<Chess>, String> {
+    load_openings_mode(path, false)
+}
+
+/// Loads openings from an EPD file, Chess960 castling rights when `chess960`.
+pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<Chess>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     let mut out = Vec::new();
@@ -49,7 +54,7 @@ pub fn load_openings(path: &std::path::Path) -> Result<Vec<Chess>, String> {
         if f.len() < 4 {
             continue;
         }
-        match crate::uci::parse_fen(&format!("{} 0 1", f.join(" ")), false) {
+        match crate::uci::parse_fen(&format!("{} 0 1", f.join(" ")), chess960) {
             Ok(p) => out.push(p),
             Err(e) => return Err(format!("{}:{}: {e}", path.display(), i + 1)),
         }

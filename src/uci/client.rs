@@ -52,7 +52,9 @@ impl EngineProcess {
         e.send("uci")?;
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let l = e.next_line(deadline)?;
+            let l = e
+                .next_line(deadline)
+                .map_err(|m| format!("{m} before 'uciok' (is it a UCI engine?)"))?;
             if let Some(n) = l.strip_prefix("id name ") {
                 e.name = n.trim().to_string();
             }
@@ -63,10 +65,27 @@ impl EngineProcess {
         Ok(e)
     }
 
-    /// Starts a shell command line (`sh -c CMD`), so that CMD may carry arguments.
+    /// Starts an engine command line. A plain `program arg...` is started directly; a line with
+    /// shell syntax (quotes, `$`, `;`, pipes...) through `sh -c`, with `exec` where possible so
+    /// that the engine itself is our child and can be killed.
     pub fn start_shell(cmd: &str) -> Result<Self, String> {
-        let mut e = Self::start("sh", &["-c", cmd])?;
-        if e.name == "sh" {
+        let plain = cmd
+            .chars()
+            .all(|c| c.is_alphanumeric() || " \t-_./:+=,@".contains(c));
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let mut e = match words.split_first() {
+            Some((program, args)) if plain => Self::start(program, args)?,
+            None => return Err("empty engine command".into()),
+            _ => {
+                let line = if cmd.contains([';', '&', '|', '\n']) {
+                    cmd.to_string()
+                } else {
+                    format!("exec {cmd}")
+                };
+                Self::start("sh", &["-c", &line])?
+            }
+        };
+        if e.name == "sh" || e.name == words[0] {
             e.name = cmd.to_string();
         }
         Ok(e)
@@ -107,12 +126,30 @@ impl EngineProcess {
         go_cmd: &str,
         timeout: Duration,
     ) -> Result<GoAnswer, String> {
-        self.send(position_cmd)?;
-        self.send(go_cmd)?;
+        self.go_wait(position_cmd, go_cmd, timeout)
+            .map_err(|f| f.to_string())
+    }
+
+    /// Like [`EngineProcess::go`], telling a slow engine from a dead one.
+    pub fn go_wait(
+        &mut self,
+        position_cmd: &str,
+        go_cmd: &str,
+        timeout: Duration,
+    ) -> Result<GoAnswer, GoFailure> {
+        self.send(position_cmd).map_err(GoFailure::Exited)?;
+        self.send(go_cmd).map_err(GoFailure::Exited)?;
         let deadline = Instant::now() + timeout;
         let mut last_info = None;
         loop {
-            let l = self.next_line(deadline)?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let l = match self.lines.recv_timeout(left) {
+                Ok(l) => l,
+                Err(RecvTimeoutError::Timeout) => return Err(GoFailure::Timeout),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(GoFailure::Exited(format!("engine '{}' exited", self.name)));
+                }
+            };
             let mut words = l.split_whitespace();
             match words.next() {
                 Some("bestmove") => {
@@ -130,6 +167,44 @@ impl EngineProcess {
                 Some("info") if l.contains(" score ") => last_info = Some(l),
                 _ => {}
             }
+        }
+    }
+
+    /// After a timed-out `go`: sends `stop` and waits up to `grace` for the late `bestmove`, so
+    /// that the engine is in a known state again. False if it never answered.
+    pub fn stop_and_drain(&mut self, grace: Duration) -> bool {
+        if self.send("stop").is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + grace;
+        while let Ok(l) = self.next_line(deadline) {
+            if l.starts_with("bestmove") {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether the process has exited.
+    pub fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+/// Why a `go` brought no move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoFailure {
+    /// No `bestmove` before the deadline.
+    Timeout,
+    /// The engine's process closed its pipes (crashed or quit).
+    Exited(String),
+}
+
+impl std::fmt::Display for GoFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GoFailure::Timeout => write!(f, "engine did not answer in time"),
+            GoFailure::Exited(m) => write!(f, "{m}"),
         }
     }
 }
