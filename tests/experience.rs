@@ -350,3 +350,184 @@ fn bad_store_files_are_clear_errors() {
     assert!(!out.status.success());
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_loses_nothing() {
+    // A file size limit (RLIMIT_FSIZE) makes writes past it fail as on a full disk; SIGXFSZ is
+    // ignored so that the write fails instead of the process being killed.
+    let db = temp_db("full");
+    let pgn = shared("Nakamura.pgn");
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 4000; exec \"$0\" import --batch 50 --db \"$1\" \"$2\"",
+            env!("CARGO_BIN_EXE_deepred"),
+            db.to_str().unwrap(),
+            pgn.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the limit was never reached: {err}");
+    assert!(
+        err.contains("a write failed") || err.contains("disk is full"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // Whole games only, and some of them made it before the disk filled.
+    let learned = consistent(&db);
+    assert!(learned > 0, "no batch landed before the limit");
+    // With room again, the import completes exactly.
+    let reference = temp_db("full-reference");
+    assert!(
+        deepred(&[
+            "import",
+            "--db",
+            reference.to_str().unwrap(),
+            pgn.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    assert!(
+        deepred(&[
+            "import",
+            "--db",
+            db.to_str().unwrap(),
+            pgn.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    assert_eq!(consistent(&db), consistent(&reference));
+    assert_eq!(store_counts(&db), store_counts(&reference));
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+    let _ = std::fs::remove_dir_all(reference.parent().unwrap());
+}
+
+#[test]
+fn a_read_only_store_is_a_clear_error_and_is_left_unchanged() {
+    let db = temp_db("ro");
+    let first = shared("TCEC_Season_13_-_Superfinal.pgn");
+    assert!(
+        deepred(&[
+            "import",
+            "--db",
+            db.to_str().unwrap(),
+            first.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let before = store_counts(&db);
+    let more = shared("alphazero_vs_stockfish_all.pgn");
+    // Read-only through an SQLite URI (works for every user, root included).
+    let uri = format!("file:{}?mode=ro", db.display());
+    let out = deepred(&["import", "--db", &uri, more.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("read-only"), "{err}");
+    assert_eq!(store_counts(&db), before);
+    // Read-only by permissions, where they bind (root ignores them).
+    let mut perm = std::fs::metadata(&db).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o444);
+    std::fs::set_permissions(&db, perm.clone()).unwrap();
+    if std::fs::OpenOptions::new().write(true).open(&db).is_err() {
+        let out = deepred(&[
+            "import",
+            "--db",
+            db.to_str().unwrap(),
+            more.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(err.contains("read-only"), "{err}");
+        assert_eq!(store_counts(&db), before);
+    }
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o644);
+    std::fs::set_permissions(&db, perm).unwrap();
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+#[test]
+fn a_version_1_store_is_migrated_with_its_rows_and_ids() {
+    let db = temp_db("v1");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             INSERT INTO meta VALUES ('application', 'deepred-experience'), ('schema_version', '1');
+             CREATE TABLE white_moves (
+                 id INTEGER PRIMARY KEY, parent BLOB NOT NULL, mv TEXT NOT NULL, child BLOB NOT NULL,
+                 white_wins INTEGER NOT NULL DEFAULT 0, black_wins INTEGER NOT NULL DEFAULT 0,
+                 draws INTEGER NOT NULL DEFAULT 0, UNIQUE (parent, mv));
+             CREATE TABLE black_moves (
+                 id INTEGER PRIMARY KEY, parent BLOB NOT NULL, mv TEXT NOT NULL, child BLOB NOT NULL,
+                 white_wins INTEGER NOT NULL DEFAULT 0, black_wins INTEGER NOT NULL DEFAULT 0,
+                 draws INTEGER NOT NULL DEFAULT 0, UNIQUE (parent, mv));
+             CREATE TABLE games (
+                 id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, source TEXT NOT NULL,
+                 white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
+                 plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL);",
+        )
+        .unwrap();
+        let start = deepred::experience::codec::compact_key(&Chess::default());
+        c.execute(
+            "INSERT INTO white_moves (id, parent, mv, child, white_wins, black_wins, draws)
+             VALUES (7, ?1, 'e2e4', x'00', 3, 1, 2)",
+            [&start],
+        )
+        .unwrap();
+    }
+    let out = deepred(&[
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        shared("TCEC_Season_13_-_Superfinal.pgn").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let version: String = c
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, "2");
+    let sql: String = c
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'white_moves'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(sql.contains("WITHOUT ROWID"), "{sql}");
+    // The old row kept its id and gained the new games' counts; new rows got fresh ids.
+    let (id, games): (i64, i64) = c
+        .query_row(
+            "SELECT id, white_wins + black_wins + draws FROM white_moves WHERE mv = 'e2e4' AND id = 7",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(id, 7);
+    assert!(games >= 6);
+    for t in ["white_moves", "black_moves"] {
+        let (n, distinct, min): (i64, i64, i64) = c
+            .query_row(
+                &format!("SELECT count(*), count(DISTINCT id), min(id) FROM {t}"),
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert!(n > 100);
+        assert_eq!(n, distinct, "ids are unique in {t}");
+        assert!(min >= 1);
+    }
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}

@@ -1,6 +1,6 @@
-//! `deepred import`: PGN files into the experience store. Files are parsed in parallel (rayon),
-//! every game's rows are computed in parallel, and games are written in transactions of whole
-//! games. A bad game is reported (file, game number, ply, text, reason) and skipped; importing
+//! `deepred import`: PGN files into the experience store. Files are read one after another,
+//! every game's rows are computed in parallel (rayon) while a writer thread learns the previous
+//! batch, and games are written in transactions of whole games. A bad game is reported (file, game number, ply, text, reason) and skipped; importing
 //! the same games again changes nothing (content hash).
 
 use std::path::PathBuf;
@@ -30,9 +30,6 @@ impl ImportReport {
     }
 }
 
-/// The games of one file, or why it could not be read.
-type ParsedFile = Result<Vec<Result<PgnGame, crate::games::pgn::PgnError>>, String>;
-
 /// A game of a PGN file as a learnable record, or why it cannot be learned.
 pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, String> {
     let Some(result) = g.result else {
@@ -56,7 +53,13 @@ pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, String> {
     })
 }
 
+/// WAL size (pages of 4 KiB) between checkpoints during an import: 256 MiB.
+const BULK_CHECKPOINT_PAGES: u32 = 65_536;
+
 /// Imports `files` into `store`, `batch` games per transaction.
+///
+/// A pipeline: this thread (and rayon) reads the files and computes each game's rows, batch by
+/// batch, while a writer thread learns the previous batch into the store.
 pub fn import(
     store: &mut Store,
     files: &[PathBuf],
@@ -68,26 +71,17 @@ pub fn import(
         files: files.len(),
         ..Default::default()
     };
-    // Parse every file in parallel; unreadable files are reported and skipped.
-    let parsed: Vec<(String, ParsedFile)> = files
-        .par_iter()
-        .map(|f| {
-            let name = f.display().to_string();
-            let r = std::fs::File::open(f)
-                .map(|file| read_games(std::io::BufReader::with_capacity(1 << 20, file)))
-                .map_err(|e| format!("{name}: cannot read: {e}"));
-            (name, r)
-        })
-        .collect();
-    let total: usize = parsed
-        .iter()
-        .map(|(_, r)| r.as_ref().map_or(0, Vec::len))
-        .sum();
+    store.set_autocheckpoint(BULK_CHECKPOINT_PAGES)?;
     let bar = if show_progress {
-        let b = ProgressBar::new(total as u64);
+        let total: u64 = files
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum();
+        let b = ProgressBar::new(total);
         b.set_style(
             ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} games {per_sec} [{elapsed_precise} < {eta}] {msg}",
+                "{bar:40} {bytes}/{total_bytes} {msg} [{elapsed_precise} < {eta}]",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
@@ -95,67 +89,76 @@ pub fn import(
     } else {
         ProgressBar::hidden()
     };
-    for (name, games) in parsed {
-        let games = match games {
-            Ok(g) => g,
-            Err(e) => {
-                report.skipped.push(e);
-                continue;
+    let batch = batch.max(1);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(GameRecord, Vec<MoveRow>)>>(2);
+    let written = std::thread::scope(|s| {
+        let writer = s.spawn(|| -> Result<(usize, usize, usize), String> {
+            let (mut learned, mut known, mut rows) = (0, 0, 0);
+            for games in rx {
+                for o in store.learn(&games)? {
+                    match o {
+                        Learned::New { rows: r } => {
+                            learned += 1;
+                            rows += r;
+                        }
+                        Learned::AlreadyKnown => known += 1,
+                    }
+                }
+                bar.set_message(format!("{} games", learned + known));
             }
-        };
-        report.games_read += games.len();
-        let source = std::path::Path::new(&name)
-            .file_name()
-            .map_or(name.clone(), |n| n.to_string_lossy().into_owned());
-        let prepared: Vec<Result<(GameRecord, Vec<MoveRow>), String>> = games
-            .into_par_iter()
-            .map(|g| {
-                let g = g.map_err(|e| e.to_string())?;
-                let rec = to_record(&source, g)?;
-                let rows = rec.rows();
-                Ok((rec, rows))
-            })
-            .collect();
-        let mut pending: Vec<(GameRecord, Vec<MoveRow>)> = Vec::with_capacity(batch);
-        for p in prepared {
-            match p {
-                Ok(x) => pending.push(x),
+            Ok((learned, known, rows))
+        });
+        // Produce batches; stops early if the writer has failed (the channel is closed).
+        'files: for f in files {
+            let name = f.display().to_string();
+            let games = match std::fs::File::open(f) {
+                Ok(file) => read_games(std::io::BufReader::with_capacity(1 << 20, file)),
                 Err(e) => {
-                    report.skipped.push(format!("{name}: {e}"));
-                    bar.inc(1);
+                    report.skipped.push(format!("{name}: cannot read: {e}"));
+                    continue;
+                }
+            };
+            report.games_read += games.len();
+            let source = f
+                .file_name()
+                .map_or(name.clone(), |n| n.to_string_lossy().into_owned());
+            let mut games = games.into_iter().peekable();
+            while games.peek().is_some() {
+                let chunk: Vec<_> = games.by_ref().take(batch).collect();
+                let prepared: Vec<Result<(GameRecord, Vec<MoveRow>), String>> = chunk
+                    .into_par_iter()
+                    .map(|g| {
+                        let g = g.map_err(|e| e.to_string())?;
+                        let rec = to_record(&source, g)?;
+                        let rows = rec.rows();
+                        Ok((rec, rows))
+                    })
+                    .collect();
+                let mut ok = Vec::with_capacity(prepared.len());
+                for p in prepared {
+                    match p {
+                        Ok(x) => ok.push(x),
+                        Err(e) => report.skipped.push(format!("{name}: {e}")),
+                    }
+                }
+                if !ok.is_empty() && tx.send(ok).is_err() {
+                    break 'files;
                 }
             }
-            if pending.len() >= batch {
-                write(store, &mut pending, &mut report, &bar)?;
-            }
+            bar.inc(std::fs::metadata(f).map_or(0, |m| m.len()));
         }
-        write(store, &mut pending, &mut report, &bar)?;
-    }
+        drop(tx);
+        writer
+            .join()
+            .unwrap_or_else(|_| Err("the store writer thread panicked".into()))
+    });
+    let (learned, known, rows) = written?;
+    report.learned = learned;
+    report.already_known = known;
+    report.rows_written = rows;
     bar.finish_and_clear();
+    store.checkpoint()?;
+    store.set_autocheckpoint(1000)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
-}
-
-fn write(
-    store: &mut Store,
-    pending: &mut Vec<(GameRecord, Vec<MoveRow>)>,
-    report: &mut ImportReport,
-    bar: &ProgressBar,
-) -> Result<(), String> {
-    if pending.is_empty() {
-        return Ok(());
-    }
-    let outcome = store.learn(pending)?;
-    for o in outcome {
-        match o {
-            Learned::New { rows } => {
-                report.learned += 1;
-                report.rows_written += rows;
-            }
-            Learned::AlreadyKnown => report.already_known += 1,
-        }
-    }
-    bar.inc(pending.len() as u64);
-    pending.clear();
-    Ok(())
 }
