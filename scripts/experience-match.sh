@@ -1,41 +1,50 @@
 #!/usr/bin/env bash
-# Does experience help? Deep Red with ExperienceBook on, once with an empty store and once with a
-# learned one, each against the same fixed opponent: Stockfish at a fixed node count per move.
+# Does experience help? Deep Red (ExperienceBook on) against a fixed opponent, Stockfish at a
+# fixed node count, on a fixed set of openings, first with an empty store, then with a store that
+# has learned the shared PGN games plus self-played games from those same openings.
+# Every engine runs at a fixed node count, so the result does not depend on the machine's load.
 #
-# Usage: STORE=learned.sqlite scripts/experience-match.sh
+# Usage: scripts/experience-match.sh
 # Environment (defaults in brackets):
-#   STORE      the learned store to test                      [deepred-experience.sqlite]
-#   DEEPRED    Deep Red binary                                [target/release/deepred]
-#   FASTCHESS  fastchess binary (built from its public source) [/work/tools/fastchess/fastchess]
-#   STOCKFISH  stockfish binary                               [/usr/games/stockfish]
-#   NODES      Stockfish nodes per move                       [2000]
-#   TC         Deep Red's time control                        [2+0.02]
-#   GAMES      games per run                                  [200]
-#   OUT        where logs and PGNs go                         [/tmp/deepred-experience-match]
+#   OPENINGS     openings taken from noob_3moves.epd (evenly spaced lines)  [100]
+#   GAMES        games per match (each opening with both colours)           [2*OPENINGS]
+#   LEARN_GAMES  self-play games learned between the two matches            [2000]
+#   DR_NODES     Deep Red's nodes per move                                  [50000]
+#   SF_NODES     Stockfish's nodes per move                                 [1000]
+#   MIN_GAMES    ExperienceMinGames                                         [10]
+#   OUT          work directory (stores, PGNs, logs)                        [/tmp/deepred-experience-match]
+#   DEEPRED, STOCKFISH  binaries                     [target/release/deepred, stockfish]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-STORE="$(realpath "${STORE:-deepred-experience.sqlite}")"
 DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
-FASTCHESS="${FASTCHESS:-/work/tools/fastchess/fastchess}"
-STOCKFISH="${STOCKFISH:-/usr/games/stockfish}"
-NODES="${NODES:-2000}"
-TC="${TC:-2+0.02}"
-GAMES="${GAMES:-200}"
+STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
+OPENINGS="${OPENINGS:-100}"
+GAMES="${GAMES:-$((2 * OPENINGS))}"
+LEARN_GAMES="${LEARN_GAMES:-2000}"
+DR_NODES="${DR_NODES:-50000}"
+SF_NODES="${SF_NODES:-1000}"
+MIN_GAMES="${MIN_GAMES:-10}"
 OUT="${OUT:-/tmp/deepred-experience-match}"
 BOOK="$ROOT/../shared/data/books/noob_3moves.epd"
-[ -x "$FASTCHESS" ] || { echo "error: fastchess not found at $FASTCHESS (build it from its public source)" >&2; exit 1; }
-[ -f "$STORE" ] || { echo "error: store $STORE not found" >&2; exit 1; }
+[ -x "$STOCKFISH" ] || { echo "error: stockfish not found (apt-get install stockfish)" >&2; exit 1; }
 mkdir -p "$OUT"
-for variant in empty learned; do
-  if [ "$variant" = empty ]; then db="$OUT/empty.sqlite"; rm -f "$db"*; else db="$STORE"; fi
-  mkdir -p "$OUT/$variant"
-  (cd "$OUT/$variant" && "$FASTCHESS" \
-     -engine "cmd=$DEEPRED" "name=deepred-$variant" option.ExperienceBook=true "option.ExperienceFile=$db" \
-             option.ExperienceMinGames=10 "tc=$TC" \
-     -engine "cmd=$STOCKFISH" "name=stockfish-$NODES-nodes" option.Threads=1 option.Hash=16 "nodes=$NODES" tc=60+1 \
-     -each proto=uci -rounds $(( (GAMES + 1) / 2 )) -repeat \
-     -openings "file=$BOOK" format=epd order=random -srand 4242 \
-     -concurrency 2 -pgnout "file=$OUT/$variant.pgn" -recover > "$OUT/$variant.log" 2>&1)
-  echo "== $variant store"
-  awk '/^Results of /{buf=""; grab=1} grab{buf=buf $0 "\n"} /^-----/ && grab {last=buf; grab=0} END{printf "%s", last}' "$OUT/$variant.log"
-done
+lines=$(wc -l < "$BOOK")
+awk -v step=$(( lines / OPENINGS )) -v n="$OPENINGS" 'NR % step == 1 && c < n { print; c++ }' "$BOOK" > "$OUT/openings.epd"
+
+play() { # $1 = label, $2 = store
+  "$DEEPRED" match --opponent "$STOCKFISH" --opponent-option Hash=16 --opponent-nodes "$SF_NODES" \
+    --nodes "$DR_NODES" --engine-option ExperienceBook=true --engine-option "ExperienceFile=$2" \
+    --engine-option "ExperienceMinGames=$MIN_GAMES" --engine-option Learning=false \
+    --book "$OUT/openings.epd" --games "$GAMES" --concurrency 2 --seed 7 \
+    --pgn "$OUT/$1.pgn" --quiet > "$OUT/$1.txt"
+  echo "== $1 store"; cat "$OUT/$1.txt"
+}
+
+rm -f "$OUT"/*.pgn "$OUT"/empty.sqlite* "$OUT"/learned.sqlite*
+play empty "$OUT/empty.sqlite"
+"$DEEPRED" import "$ROOT"/../shared/data/pgn/games/*.pgn --db "$OUT/learned.sqlite" | tail -1
+"$DEEPRED" selfplay --games "$LEARN_GAMES" --nodes 5000 --nodes-jitter 50 --book "$OUT/openings.epd" \
+  --concurrency 2 --seed 11 --db "$OUT/learned.sqlite" | tail -1
+"$DEEPRED" experience stats --db "$OUT/learned.sqlite" | sed -n 2p
+play learned "$OUT/learned.sqlite"
+grep -h "experience book" "$OUT"/*.log 2>/dev/null | wc -l | sed 's/^/book moves logged: /' || true

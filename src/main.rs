@@ -73,6 +73,9 @@ enum Cmd {
         /// Nodes per move (the default limit when no other is given: 20000).
         #[arg(long)]
         nodes: Option<u64>,
+        /// Vary each move's node limit at random by up to this many percent (game variety).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=90))]
+        nodes_jitter: u32,
         /// Depth per move.
         #[arg(long)]
         depth: Option<u32>,
@@ -128,6 +131,13 @@ enum Cmd {
         /// Milliseconds per move instead of a clock.
         #[arg(long, conflicts_with = "tc")]
         movetime: Option<u64>,
+        /// The opponent's own limit instead: nodes per move (e.g. a fixed-node Stockfish against
+        /// Deep Red on a clock).
+        #[arg(long)]
+        opponent_nodes: Option<u64>,
+        /// The opponent's own limit instead: a time control SECONDS+INCREMENT.
+        #[arg(long, conflicts_with = "opponent_nodes")]
+        opponent_tc: Option<String>,
         /// EPD/FEN openings, e.g. ../shared/data/books/noob_3moves.epd (shuffled by --seed).
         #[arg(long)]
         book: Option<std::path::PathBuf>,
@@ -324,6 +334,7 @@ fn main() -> ExitCode {
         Some(Cmd::Selfplay {
             games,
             nodes,
+            nodes_jitter,
             depth,
             movetime,
             book,
@@ -360,6 +371,7 @@ fn main() -> ExitCode {
             let opts = selfplay::SelfplayOptions {
                 games,
                 nodes,
+                nodes_jitter,
                 depth,
                 movetime_ms: movetime,
                 openings,
@@ -460,6 +472,8 @@ fn match_command(cmd: Cmd) -> ExitCode {
         nodes,
         depth,
         movetime,
+        opponent_nodes,
+        opponent_tc,
         book,
         concurrency,
         pgn,
@@ -492,6 +506,14 @@ fn match_command(cmd: Cmd) -> ExitCode {
             Err(e) => return fail(&e),
         },
     };
+    let opponent_limit = match (opponent_nodes, opponent_tc) {
+        (Some(n), _) => Some(MoveLimit::Nodes(n.max(1))),
+        (_, Some(t)) => match TimeControl::parse(&t) {
+            Ok(t) => Some(MoveLimit::Clock(t)),
+            Err(e) => return fail(&e),
+        },
+        _ => None,
+    };
     let openings = match &book {
         Some(b) => match deepred::games::selfplay::load_openings_mode(b, chess960) {
             Ok(o) => o,
@@ -519,6 +541,7 @@ fn match_command(cmd: Cmd) -> ExitCode {
             options: opponent_options,
         },
         limit,
+        opponent_limit,
         openings,
         games,
         concurrency,

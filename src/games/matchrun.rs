@@ -159,6 +159,8 @@ pub struct MatchOptions {
     pub engine: EngineSpec,
     pub opponent: EngineSpec,
     pub limit: MoveLimit,
+    /// The opponent's own limit (default: `limit`), e.g. a fixed node count against a clock.
+    pub opponent_limit: Option<MoveLimit>,
     /// Openings (each played twice, colours swapped); empty: the start position.
     pub openings: Vec<Chess>,
     pub games: usize,
@@ -506,6 +508,7 @@ enum Turn {
 
 struct Seat {
     spec: EngineSpec,
+    limit: MoveLimit,
     process: Option<EngineProcess>,
 }
 
@@ -551,10 +554,17 @@ fn play_game(
     let mut moves: Vec<Move> = Vec::new();
     let mut move_texts: Vec<String> = Vec::new();
     let mut scores: Vec<Option<i32>> = Vec::new();
-    let mut clock = match opts.limit {
-        MoveLimit::Clock(tc) => [tc.base_ms as i64; 2],
-        _ => [0; 2],
+    // Clocks in milliseconds, indexed by `Color as usize ^ 1` (White 0, Black 1).
+    let base = |l: MoveLimit| match l {
+        MoveLimit::Clock(tc) => tc.base_ms as i64,
+        _ => 0,
     };
+    let mut clock = [base(white.limit), base(black.limit)];
+    let inc = |l: MoveLimit| match l {
+        MoveLimit::Clock(tc) => tc.inc_ms,
+        _ => 0,
+    };
+    let incs = [inc(white.limit), inc(black.limit)];
     let side_won = |c: Color| match c {
         Color::White => GameResult::WhiteWins,
         Color::Black => GameResult::BlackWins,
@@ -596,14 +606,15 @@ fn play_game(
         } else {
             format!("{position_head} moves {}", move_texts.join(" "))
         };
-        let (go_cmd, timeout) = match opts.limit {
-            MoveLimit::Clock(tc) => (
+        let limit = seat.limit;
+        let (go_cmd, timeout) = match limit {
+            MoveLimit::Clock(_) => (
                 format!(
                     "go wtime {} btime {} winc {} binc {}",
                     clock[0].max(1),
                     clock[1].max(1),
-                    tc.inc_ms,
-                    tc.inc_ms
+                    incs[0],
+                    incs[1]
                 ),
                 clock[turn as usize ^ 1].max(0) as u64 + opts.time_margin_ms,
             ),
@@ -623,7 +634,7 @@ fn play_game(
                 if !engine.stop_and_drain(Duration::from_secs(2)) {
                     seat.process = None; // hung: killed by drop, restarted next game
                 }
-                match opts.limit {
+                match limit {
                     MoveLimit::Clock(_) => Turn::Lost(Ending::TimeForfeit),
                     _ => Turn::Lost(Ending::Crash(format!(
                         "no move after {} ms",
@@ -645,7 +656,7 @@ fn play_game(
                     None => Turn::Lost(Ending::IllegalMove(a.bestmove.clone())),
                     Some(m) => {
                         let score = a.last_info.as_deref().and_then(info_score);
-                        if let MoveLimit::Clock(tc) = opts.limit {
+                        if let MoveLimit::Clock(tc) = limit {
                             let c = &mut clock[turn as usize ^ 1];
                             if used > *c + opts.time_margin_ms as i64 {
                                 Turn::Lost(Ending::TimeForfeit)
@@ -726,10 +737,12 @@ pub fn run(
             s.spawn(|| {
                 let mut engine = Seat {
                     spec: opts.engine.clone(),
+                    limit: opts.limit,
                     process: None,
                 };
                 let mut opponent = Seat {
                     spec: opts.opponent.clone(),
+                    limit: opts.opponent_limit.unwrap_or(opts.limit),
                     process: None,
                 };
                 if let Some((e, o)) = firsts.lock().unwrap_or_else(|p| p.into_inner()).take() {
@@ -795,7 +808,7 @@ pub fn run(
                                 ("Round", (g + 1).to_string()),
                                 ("White", white_name.clone()),
                                 ("Black", black_name.clone()),
-                                ("TimeControl", opts.limit.pgn()),
+                                ("TimeControl", time_control_tag(opts, engine_white)),
                                 ("Termination", ending.termination_tag().into()),
                                 ("PlyCount", moves.len().to_string()),
                                 ("Comment", ending.describe(loser)),
@@ -850,6 +863,21 @@ pub fn run(
         report.warnings.push(format!("match stopped early: {e}"));
     }
     Ok(report)
+}
+
+/// The PGN `TimeControl`: the common limit, or `White/Black` limits when they differ.
+fn time_control_tag(opts: &MatchOptions, engine_white: bool) -> String {
+    match opts.opponent_limit {
+        Some(o) if o != opts.limit => {
+            let (w, b) = if engine_white {
+                (opts.limit, o)
+            } else {
+                (o, opts.limit)
+            };
+            format!("{}/{}", w.pgn(), b.pgn())
+        }
+        _ => opts.limit.pgn(),
+    }
 }
 
 /// The line printed after each game.

@@ -26,6 +26,9 @@ pub struct SelfplayOptions {
     pub games: usize,
     /// Search limits per move (used unless `explore`).
     pub nodes: Option<u64>,
+    /// Vary the node limit of each move at random by up to this many percent, so that games
+    /// from one opening differ (a fixed node count replays the same game).
+    pub nodes_jitter: u32,
     pub depth: Option<u32>,
     pub movetime_ms: Option<u64>,
     /// EPD/FEN lines to start from (random order); empty: the start position.
@@ -124,8 +127,17 @@ pub fn play_game(
         let m = if opts.explore {
             choose_explore(&pos, store, rng)
         } else {
+            let jitter = u64::from(opts.nodes_jitter.min(100));
+            let nodes = opts.nodes.map(|n| {
+                if jitter == 0 {
+                    n
+                } else {
+                    rng.random_range(n * (100 - jitter) / 100..=n * (100 + jitter) / 100)
+                        .max(1)
+                }
+            });
             let limits = Limits {
-                nodes: opts.nodes,
+                nodes,
                 depth: opts.depth,
                 movetime: opts.movetime_ms,
                 ..Default::default()
