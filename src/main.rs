@@ -109,88 +109,7 @@ enum Cmd {
     },
     /// Deep Red (or --engine) against another UCI engine: clocks or node limits, an opening book
     /// played with colours alternated, adjudication, PGN, Elo with error bars, optional learning.
-    Match {
-        /// Shell command of the opponent engine, e.g. "stockfish" or "/path/to/engine --uci".
-        #[arg(long)]
-        opponent: String,
-        /// Shell command of the first engine (default: this Deep Red).
-        #[arg(long)]
-        engine: Option<String>,
-        /// Games to play (openings are played in pairs, colours swapped).
-        #[arg(long, default_value_t = 2)]
-        games: usize,
-        /// Time control, SECONDS+INCREMENT (the default when no other limit is given: 10+0.1).
-        #[arg(long)]
-        tc: Option<String>,
-        /// Nodes per move instead of a clock.
-        #[arg(long, conflicts_with_all = ["tc", "depth", "movetime"])]
-        nodes: Option<u64>,
-        /// Depth per move instead of a clock.
-        #[arg(long, conflicts_with_all = ["tc", "movetime"])]
-        depth: Option<u32>,
-        /// Milliseconds per move instead of a clock.
-        #[arg(long, conflicts_with = "tc")]
-        movetime: Option<u64>,
-        /// The opponent's own limit instead: nodes per move (e.g. a fixed-node Stockfish against
-        /// Deep Red on a clock).
-        #[arg(long)]
-        opponent_nodes: Option<u64>,
-        /// The opponent's own limit instead: a time control SECONDS+INCREMENT.
-        #[arg(long, conflicts_with = "opponent_nodes")]
-        opponent_tc: Option<String>,
-        /// EPD/FEN openings, e.g. ../shared/data/books/noob_3moves.epd (shuffled by --seed).
-        #[arg(long)]
-        book: Option<std::path::PathBuf>,
-        /// Games played at once (each has its own pair of engine processes).
-        #[arg(long, default_value_t = 1)]
-        concurrency: usize,
-        /// Append every finished game to this PGN file.
-        #[arg(long)]
-        pgn: Option<std::path::PathBuf>,
-        /// Learn the games decided on the board into the experience store (--db).
-        #[arg(long)]
-        learn: bool,
-        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
-        db: std::path::PathBuf,
-        /// Option of the first engine, NAME=VALUE (repeatable).
-        #[arg(long = "engine-option", value_name = "NAME=VALUE")]
-        engine_options: Vec<String>,
-        /// Option of the opponent, NAME=VALUE (repeatable).
-        #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
-        opponent_options: Vec<String>,
-        /// Draw adjudication: from this move number, after --draw-plies scores within --draw-cp (0: off).
-        #[arg(long, default_value_t = 40)]
-        draw_move: u32,
-        #[arg(long, default_value_t = 8)]
-        draw_plies: usize,
-        #[arg(long, default_value_t = 10)]
-        draw_cp: i32,
-        /// Resign adjudication: after this many plies of scores all beyond --resign-cp for one side (0: off).
-        #[arg(long, default_value_t = 6)]
-        resign_plies: usize,
-        #[arg(long, default_value_t = 1000)]
-        resign_cp: i32,
-        /// A game this long is drawn.
-        #[arg(long, default_value_t = 400)]
-        max_plies: usize,
-        /// Milliseconds an engine may overstep its clock before it loses on time.
-        #[arg(long, default_value_t = 100)]
-        time_margin: u64,
-        /// Longest wait for a move under --nodes, --depth or --movetime, in milliseconds.
-        #[arg(long, default_value_t = 60_000)]
-        move_timeout: u64,
-        /// Openings and moves are Chess960 (sets UCI_Chess960 on both engines).
-        #[arg(long)]
-        chess960: bool,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// PGN Event tag.
-        #[arg(long, default_value = "Deep Red match")]
-        event: String,
-        /// Only the summary (no line per game).
-        #[arg(long)]
-        quiet: bool,
-    },
+    Match(Box<MatchArgs>),
     /// Look into the experience store.
     Experience {
         #[command(subcommand)]
@@ -222,6 +141,90 @@ enum Cmd {
         #[arg(long = "option", value_name = "NAME=VALUE")]
         options: Vec<String>,
     },
+}
+
+#[derive(clap::Args)]
+struct MatchArgs {
+    /// Shell command of the opponent engine, e.g. "stockfish" or "/path/to/engine --uci".
+    #[arg(long)]
+    opponent: String,
+    /// Shell command of the first engine (default: this Deep Red).
+    #[arg(long)]
+    engine: Option<String>,
+    /// Games to play (openings are played in pairs, colours swapped).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Time control, SECONDS+INCREMENT (the default when no other limit is given: 10+0.1).
+    #[arg(long)]
+    tc: Option<String>,
+    /// Nodes per move instead of a clock.
+    #[arg(long, conflicts_with_all = ["tc", "depth", "movetime"])]
+    nodes: Option<u64>,
+    /// Depth per move instead of a clock.
+    #[arg(long, conflicts_with_all = ["tc", "movetime"])]
+    depth: Option<u32>,
+    /// Milliseconds per move instead of a clock.
+    #[arg(long, conflicts_with = "tc")]
+    movetime: Option<u64>,
+    /// The opponent's own limit instead: nodes per move (e.g. a fixed-node Stockfish against
+    /// Deep Red on a clock).
+    #[arg(long)]
+    opponent_nodes: Option<u64>,
+    /// The opponent's own limit instead: a time control SECONDS+INCREMENT.
+    #[arg(long, conflicts_with = "opponent_nodes")]
+    opponent_tc: Option<String>,
+    /// EPD/FEN openings, e.g. ../shared/data/books/noob_3moves.epd (shuffled by --seed).
+    #[arg(long)]
+    book: Option<std::path::PathBuf>,
+    /// Games played at once (each has its own pair of engine processes).
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Append every finished game to this PGN file.
+    #[arg(long)]
+    pgn: Option<std::path::PathBuf>,
+    /// Learn the games decided on the board into the experience store (--db).
+    #[arg(long)]
+    learn: bool,
+    #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+    db: std::path::PathBuf,
+    /// Option of the first engine, NAME=VALUE (repeatable).
+    #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+    engine_options: Vec<String>,
+    /// Option of the opponent, NAME=VALUE (repeatable).
+    #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
+    opponent_options: Vec<String>,
+    /// Draw adjudication: from this move number, after --draw-plies scores within --draw-cp (0: off).
+    #[arg(long, default_value_t = 40)]
+    draw_move: u32,
+    #[arg(long, default_value_t = 8)]
+    draw_plies: usize,
+    #[arg(long, default_value_t = 10)]
+    draw_cp: i32,
+    /// Resign adjudication: after this many plies of scores all beyond --resign-cp for one side (0: off).
+    #[arg(long, default_value_t = 6)]
+    resign_plies: usize,
+    #[arg(long, default_value_t = 1000)]
+    resign_cp: i32,
+    /// A game this long is drawn.
+    #[arg(long, default_value_t = 400)]
+    max_plies: usize,
+    /// Milliseconds an engine may overstep its clock before it loses on time.
+    #[arg(long, default_value_t = 100)]
+    time_margin: u64,
+    /// Longest wait for a move under --nodes, --depth or --movetime, in milliseconds.
+    #[arg(long, default_value_t = 60_000)]
+    move_timeout: u64,
+    /// Openings and moves are Chess960 (sets UCI_Chess960 on both engines).
+    #[arg(long)]
+    chess960: bool,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// PGN Event tag.
+    #[arg(long, default_value = "Deep Red match")]
+    event: String,
+    /// Only the summary (no line per game).
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -330,7 +333,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Cmd::Experience { what }) => experience_command(what),
-        Some(cmd @ Cmd::Match { .. }) => match_command(cmd),
+        Some(Cmd::Match(args)) => match_command(*args),
         Some(Cmd::Selfplay {
             games,
             nodes,
@@ -460,11 +463,11 @@ fn parse_options(list: &[String]) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-fn match_command(cmd: Cmd) -> ExitCode {
+fn match_command(args: MatchArgs) -> ExitCode {
     use deepred::games::matchrun::{
         Adjudication, EngineSpec, MatchOptions, MoveLimit, TimeControl, game_line, run,
     };
-    let Cmd::Match {
+    let MatchArgs {
         opponent,
         engine,
         games,
@@ -493,10 +496,8 @@ fn match_command(cmd: Cmd) -> ExitCode {
         seed,
         event,
         quiet,
-    } = cmd
-    else {
-        unreachable!("match_command is called with Cmd::Match")
-    };
+    } = args;
+
     let limit = match (tc, nodes, depth, movetime) {
         (_, Some(n), _, _) => MoveLimit::Nodes(n.max(1)),
         (_, _, Some(d), _) => MoveLimit::Depth(d.clamp(1, 64)),
