@@ -1,4 +1,5 @@
-//! Games: reading PGN (and, with the experience issue, self-play, matches and terminal play).
+//! Games: reading and writing PGN, self-play, terminal play (and, to come, matches).
 
 pub mod pgn;
+pub mod play;
 pub mod selfplay;
