@@ -110,6 +110,41 @@ enum Cmd {
     /// Deep Red (or --engine) against another UCI engine: clocks or node limits, an opening book
     /// played with colours alternated, adjudication, PGN, Elo with error bars, optional learning.
     Match(Box<MatchArgs>),
+    /// Play in the terminal: a human against Deep Red, or two humans; finished games are learned.
+    Play {
+        /// Who is at the keyboard: white, black (Deep Red plays the other colour) or both (two humans).
+        #[arg(long, value_enum, default_value_t = HumanSide::White)]
+        human: HumanSide,
+        /// Engine milliseconds per move (the default limit when no other is given: 1000).
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Engine depth per move.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        depth: Option<u32>,
+        /// Engine nodes per move.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        /// Start position (default: the standard start).
+        #[arg(long)]
+        fen: Option<String>,
+        #[arg(long, default_value = "pst")]
+        evaluator: String,
+        /// Experience store the finished game is learned into.
+        #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
+        db: std::path::PathBuf,
+        /// Do not learn the game.
+        #[arg(long)]
+        no_learn: bool,
+        /// Append the finished game to this PGN file.
+        #[arg(long)]
+        pgn: Option<std::path::PathBuf>,
+        /// Turn the board around (default: your colour at the bottom).
+        #[arg(long)]
+        flip: bool,
+        /// Deep Red plays the best known move of the store in positions with at least 10 games.
+        #[arg(long)]
+        book: bool,
+    },
     /// Look into the experience store.
     Experience {
         #[command(subcommand)]
@@ -225,6 +260,13 @@ struct MatchArgs {
     /// Only the summary (no line per game).
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum HumanSide {
+    White,
+    Black,
+    Both,
 }
 
 #[derive(Subcommand)]
@@ -401,6 +443,59 @@ fn main() -> ExitCode {
                 games, r.white_wins, r.black_wins, r.draws, r.plies, r.learned
             );
             ExitCode::SUCCESS
+        }
+        Some(Cmd::Play {
+            human,
+            movetime,
+            depth,
+            nodes,
+            fen,
+            evaluator,
+            db,
+            no_learn,
+            pgn,
+            flip,
+            book,
+        }) => {
+            use deepred::games::play;
+            let start = match fen {
+                Some(f) => match uci::parse_fen(&f, false) {
+                    Ok(p) => p,
+                    Err(e) => return fail(&e),
+                },
+                None => shakmaty::Chess::default(),
+            };
+            let ctx = eval::EvalContext {
+                experience_file: db.clone(),
+                ..Default::default()
+            };
+            let ev = match eval::by_name_with(&evaluator, &ctx) {
+                Ok(e) => e,
+                Err(e) => return fail(&e),
+            };
+            let opts = play::PlayOptions {
+                humans: match human {
+                    HumanSide::White => play::Humans::White,
+                    HumanSide::Black => play::Humans::Black,
+                    HumanSide::Both => play::Humans::Both,
+                },
+                movetime_ms: movetime,
+                depth,
+                nodes,
+                start,
+                evaluator: ev,
+                store: (!no_learn).then_some(db),
+                pgn,
+                flip,
+                book,
+                ..Default::default()
+            };
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+            match play::run(&opts, std::io::stdin().lock(), &mut out, &mut err) {
+                Ok(_) => ExitCode::SUCCESS,
+                // Only a closed stdout ends up here.
+                Err(e) => fail(&format!("play: {e}")),
+            }
         }
         Some(Cmd::Sts {
             epd,

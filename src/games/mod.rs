@@ -2,4 +2,5 @@
 
 pub mod matchrun;
 pub mod pgn;
+pub mod play;
 pub mod selfplay;

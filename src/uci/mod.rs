@@ -228,19 +228,47 @@ pub fn fen_of(pos: &Chess) -> String {
 
 /// Board diagram for the `d` command.
 pub fn diagram(pos: &Chess) -> String {
+    diagram_from(pos, shakmaty::Color::White, &[])
+}
+
+/// Board diagram in plain ASCII seen from `bottom`'s side (White: rank 1 at the bottom, files a
+/// to h; Black: rank 8 at the bottom, files h to a); the `marked` squares (e.g. the last move's)
+/// are shown in brackets, `[P]`, `[ ]`. Uppercase letters are White's pieces.
+pub fn diagram_from(pos: &Chess, bottom: shakmaty::Color, marked: &[shakmaty::Square]) -> String {
+    let flip = bottom == shakmaty::Color::Black;
+    let files: Vec<u32> = if flip {
+        (0..8).rev().collect()
+    } else {
+        (0..8).collect()
+    };
+    let ranks: Vec<u32> = if flip {
+        (0..8).collect()
+    } else {
+        (0..8).rev().collect()
+    };
     let mut s = String::new();
     s.push_str(" +---+---+---+---+---+---+---+---+\n");
-    for rank in (0..8).rev() {
-        for file in 0..8 {
+    for &rank in &ranks {
+        s.push_str(" |");
+        for &file in &files {
             let sq =
                 shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
             let c = pos.board().piece_at(sq).map_or(' ', |p| p.char());
-            s.push_str(&format!(" | {c}"));
+            if marked.contains(&sq) {
+                s.push_str(&format!("[{c}]|"));
+            } else {
+                s.push_str(&format!(" {c} |"));
+            }
         }
-        s.push_str(&format!(" | {}\n", rank + 1));
+        s.push_str(&format!(" {}\n", rank + 1));
         s.push_str(" +---+---+---+---+---+---+---+---+\n");
     }
-    s.push_str("   a   b   c   d   e   f   g   h\n");
+    s.push(' ');
+    for &file in &files {
+        s.push_str(&format!("  {} ", shakmaty::File::new(file).char()));
+    }
+    s.truncate(s.trim_end().len());
+    s.push('\n');
     s
 }
 
