@@ -47,4 +47,17 @@ play empty "$OUT/empty.sqlite"
   --concurrency 2 --seed 11 --db "$OUT/learned.sqlite" | tail -1
 "$DEEPRED" experience stats --db "$OUT/learned.sqlite" | sed -n 2p
 play learned "$OUT/learned.sqlite"
-grep -h "experience book" "$OUT"/*.log 2>/dev/null | wc -l | sed 's/^/book moves logged: /' || true
+# How often the learned store changed the game: both runs are deterministic (fixed nodes), so a
+# game that differs from the empty-store game of the same round had a book move somewhere.
+python3 - "$OUT/empty.pgn" "$OUT/learned.pgn" <<'PY'
+import re, sys
+def games(path):
+    out = {}
+    for g in open(path).read().split("[Event ")[1:]:
+        rnd = int(re.search(r'\[Round "(\d+)"\]', g).group(1))
+        out[rnd] = [t for t in g.split("\n\n", 1)[1].split() if not t[0].isdigit() or "-" in t]
+    return out
+a, b = games(sys.argv[1]), games(sys.argv[2])
+differ = [r for r in a if r in b and a[r] != b[r]]
+print(f"games changed by the learned store: {len(differ)} of {len(a)}")
+PY
