@@ -4,6 +4,7 @@ pub mod bench;
 pub mod eval;
 pub mod experience;
 pub mod games;
+pub mod nn;
 pub mod perft;
 pub mod search;
 pub mod sts;
@@ -52,5 +53,46 @@ pub fn eval_report(pos: &Chess, ctx: &eval::EvalContext) -> String {
         Ok(_) => out.push_str("experience: unknown position (search uses pst)\n"),
         Err(e) => out.push_str(&format!("experience: unavailable ({e})\n")),
     }
+    match net_for_report(nn::net::Kind::DeepPink, ctx).and_then(|f| nn::DeepPink::from_file(&f)) {
+        Ok(net) => {
+            let f = net.forward(pos);
+            out.push_str(&format!(
+                "deeppink: {:+.2} (White's view; f = {f:+.4} for the side to move; {})\n",
+                f64::from(white_view(net.cp(f))) / 100.0,
+                net.description
+            ));
+        }
+        Err(e) => out.push_str(&format!("deeppink: unavailable ({e})\n")),
+    }
+    match net_for_report(nn::net::Kind::DeepChess, ctx).and_then(|f| nn::DeepChess::from_file(&f)) {
+        Ok(net) => {
+            let v = net.pos2vec(pos);
+            let p_mirror = net.compare(&v, &net.pos2vec_mirror(pos));
+            let p_start = net.compare(&v, &net.pos2vec(&Chess::default()));
+            out.push_str(&format!(
+                "deepchess: P(better for White than its colour mirror) = {p_mirror:.3} (~{:+.2} White's view); P(better for White than the start position) = {p_start:.3}; {}\n",
+                f64::from(eval::experience::ratio_to_cp(f64::from(p_mirror))) / 100.0,
+                net.description
+            ));
+        }
+        Err(e) => out.push_str(&format!("deepchess: unavailable ({e})\n")),
+    }
     out
+}
+
+/// The net file the `eval` report uses for `kind`: `ctx.eval_file` when it is a net of that
+/// kind (or cannot be read), else the default location.
+fn net_for_report(
+    kind: nn::net::Kind,
+    ctx: &eval::EvalContext,
+) -> Result<nn::net::NetFile, String> {
+    if let Some(f) = &ctx.eval_file {
+        match nn::net::NetFile::load(f, None) {
+            Ok(n) if n.kind == kind => return Ok(n),
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let path = nn::net::resolve(kind.name(), None)?;
+    nn::net::NetFile::load(&path, Some(kind))
 }

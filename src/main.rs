@@ -31,6 +31,9 @@ enum Cmd {
         /// Search threads (node counts are deterministic only with 1).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Net file of a neural evaluator (default: nets/<evaluator>.safetensors).
+        #[arg(long)]
+        eval_file: Option<std::path::PathBuf>,
     },
     /// Count the leaf nodes of the legal move tree.
     Perft {
@@ -53,6 +56,33 @@ enum Cmd {
         /// Experience store to consult.
         #[arg(long, default_value = deepred::experience::store::DEFAULT_FILE)]
         db: std::path::PathBuf,
+        /// A net file (deepchess or deeppink) to show instead of nets/<kind>.safetensors.
+        #[arg(long)]
+        eval_file: Option<std::path::PathBuf>,
+    },
+    /// Training positions from PGN games for DeepChess or Deep Pink (binary DRDSET01 file).
+    Dataset {
+        #[arg(value_enum)]
+        kind: NetKind,
+        /// PGN files.
+        #[arg(long, required = true, num_args = 1..)]
+        pgn: Vec<std::path::PathBuf>,
+        /// Output file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Share of the games put in the validation split.
+        #[arg(long, default_value_t = 0.1)]
+        val_fraction: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Deep Pink triplets per game at most.
+        #[arg(long, default_value_t = 20)]
+        per_game: usize,
+    },
+    /// Neural net tools.
+    Nn {
+        #[command(subcommand)]
+        what: NnCmd,
     },
     /// Learn PGN games into the experience store.
     Import {
@@ -269,6 +299,63 @@ enum HumanSide {
     Both,
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum NetKind {
+    Deepchess,
+    Deeppink,
+}
+
+impl NetKind {
+    fn kind(self) -> deepred::nn::net::Kind {
+        match self {
+            NetKind::Deepchess => deepred::nn::net::Kind::DeepChess,
+            NetKind::Deeppink => deepred::nn::net::Kind::DeepPink,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SplitArg {
+    All,
+    Train,
+    Validation,
+}
+
+#[derive(Subcommand)]
+enum NnCmd {
+    /// DeepChess pair accuracy or Deep Pink triplet accuracy on PGN games, and speed.
+    Accuracy {
+        /// Net file (its kind is read from the file).
+        #[arg(long)]
+        net: std::path::PathBuf,
+        #[arg(long, required = true, num_args = 1..)]
+        pgn: Vec<std::path::PathBuf>,
+        /// Pairs (DeepChess) or triplets (Deep Pink) scored.
+        #[arg(long, default_value_t = 10_000)]
+        samples: usize,
+        /// Seed of the sampling and of the split (as in `deepred dataset`).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Which games: all, or the train or validation split of `deepred dataset` with the same
+        /// files, seed and --val-fraction.
+        #[arg(long, value_enum, default_value = "all")]
+        split: SplitArg,
+        #[arg(long, default_value_t = 0.1)]
+        val_fraction: f64,
+        #[arg(long, default_value_t = 20)]
+        per_game: usize,
+    },
+    /// Write a randomly initialised net (for trying the engine before trained nets exist).
+    RandomNet {
+        #[arg(value_enum)]
+        kind: NetKind,
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
 #[derive(Subcommand)]
 enum ExperienceCmd {
     /// Games, rows per table, distinct positions, file size, bytes per row.
@@ -298,8 +385,13 @@ fn main() -> ExitCode {
             depth,
             evaluator,
             threads,
+            eval_file,
         }) => {
-            let ev = match eval::by_name(&evaluator) {
+            let ctx = eval::EvalContext {
+                eval_file,
+                ..Default::default()
+            };
+            let ev = match eval::by_name_with(&evaluator, &ctx) {
                 Ok(e) => e,
                 Err(e) => return fail(&e),
             };
@@ -333,7 +425,7 @@ fn main() -> ExitCode {
             eprintln!("{ms} ms, {} nodes/s", total * 1000 / ms);
             ExitCode::SUCCESS
         }
-        Some(Cmd::Eval { fen, db }) => {
+        Some(Cmd::Eval { fen, db, eval_file }) => {
             let pos = match fen {
                 Some(f) => match uci::parse_fen(&f, false) {
                     Ok(p) => p,
@@ -343,11 +435,47 @@ fn main() -> ExitCode {
             };
             let ctx = eval::EvalContext {
                 experience_file: db,
+                eval_file,
                 ..Default::default()
             };
             print!("{}", deepred::eval_report(&pos, &ctx));
             ExitCode::SUCCESS
         }
+        Some(Cmd::Dataset {
+            kind,
+            pgn,
+            out,
+            val_fraction,
+            seed,
+            per_game,
+        }) => {
+            use deepred::nn::data;
+            if !(0.0..=1.0).contains(&val_fraction) {
+                return fail(&format!("--val-fraction {val_fraction} is not within 0..1"));
+            }
+            let opts = data::DatasetOptions {
+                kind: kind.kind(),
+                val_fraction,
+                seed,
+                per_game,
+            };
+            let bar = indicatif::ProgressBar::new(0).with_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} games {per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            let r = data::build(&pgn, &out, &opts, &bar);
+            bar.finish_and_clear();
+            match r {
+                Ok(s) => {
+                    print!("{}", s.report(kind.kind(), &out));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Some(Cmd::Nn { what }) => nn_command(what),
         Some(Cmd::Import { pgn, db, batch }) => {
             let mut store = match deepred::experience::store::Store::open(&db) {
                 Ok(s) => s,
@@ -743,6 +871,55 @@ fn experience_command(what: ExperienceCmd) -> ExitCode {
                             100.0 * m.confidence_score(turn)
                         );
                     }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+    }
+}
+
+fn nn_command(what: NnCmd) -> ExitCode {
+    use deepred::nn::accuracy;
+    match what {
+        NnCmd::Accuracy {
+            net,
+            pgn,
+            samples,
+            seed,
+            split,
+            val_fraction,
+            per_game,
+        } => {
+            let o = accuracy::AccuracyOptions {
+                net,
+                pgns: pgn,
+                samples: samples.max(1),
+                seed,
+                split: match split {
+                    SplitArg::All => accuracy::Split::All,
+                    SplitArg::Train => accuracy::Split::Train,
+                    SplitArg::Validation => accuracy::Split::Validation,
+                },
+                val_fraction,
+                per_game,
+            };
+            match accuracy::run(&o) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        NnCmd::RandomNet { kind, out, seed } => {
+            match deepred::nn::random::write(&out, kind.kind(), seed) {
+                Ok(()) => {
+                    println!(
+                        "wrote a random {} net to '{}'",
+                        kind.kind().name(),
+                        out.display()
+                    );
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),

@@ -8,6 +8,8 @@
 //!
 //! The search receives an [`Evaluator`] and dispatches on its shape.
 
+pub mod deepchess;
+pub mod deeppink;
 pub mod experience;
 pub mod pst;
 
@@ -22,14 +24,36 @@ pub trait ScalarEvaluator: Send + Sync {
     /// Scores `pos` (not a terminal position) for the side to move. `hash` is the position's
     /// Zobrist key, for evaluators that cache by position.
     fn evaluate(&self, pos: &Chess, hash: u64) -> i32;
+    /// The Deep Pink net behind this evaluator: the search then evaluates leaves from
+    /// first-layer accumulators it updates move by move instead of calling [`Self::evaluate`].
+    fn deep_pink(&self) -> Option<&crate::nn::DeepPink> {
+        None
+    }
 }
 
 /// A leaf judge that compares two positions instead of scoring one.
 pub trait ComparatorEvaluator: Send + Sync {
     /// The name used by the `Evaluator` UCI option.
     fn name(&self) -> &'static str;
+    /// What the evaluator runs (its net file).
+    fn description(&self) -> String;
+    /// Length of the vectors that stand for positions.
+    fn embed_len(&self) -> usize;
+    /// Writes the vector of `pos` (Zobrist key `hash`) to `out[..embed_len]`.
+    fn embed(&self, pos: &Chess, hash: u64, out: &mut [f32]);
+    /// The vector of the colour-mirrored `pos` (ranks flipped, colours, side to move and
+    /// castling rights swapped): as good for Black as `pos` is for White.
+    fn embed_mirror(&self, pos: &Chess, hash: u64, out: &mut [f32]);
+    /// Probability in [0, 1] that the position with vector `a` is better for White than `b`'s.
+    fn compare(&self, a: &[f32], b: &[f32]) -> f32;
     /// Probability in [0, 1] that `a` is better for White than `b`.
-    fn prob_first_better(&self, a: &Chess, b: &Chess) -> f32;
+    fn prob_first_better(&self, a: &Chess, b: &Chess) -> f32 {
+        let mut va = vec![0.0; self.embed_len()];
+        let mut vb = vec![0.0; self.embed_len()];
+        self.embed(a, crate::search::hash_of(a), &mut va);
+        self.embed(b, crate::search::hash_of(b), &mut vb);
+        self.compare(&va, &vb)
+    }
 }
 
 /// The evaluator a search runs with.
@@ -46,6 +70,14 @@ impl Evaluator {
             Evaluator::Comparator(e) => e.name(),
         }
     }
+
+    /// A line about the evaluator's data (the net file), if it has any.
+    pub fn description(&self) -> Option<String> {
+        match self {
+            Evaluator::Scalar(e) => e.deep_pink().map(|n| n.description.clone()),
+            Evaluator::Comparator(e) => Some(e.description()),
+        }
+    }
 }
 
 impl std::fmt::Debug for Evaluator {
@@ -55,13 +87,21 @@ impl std::fmt::Debug for Evaluator {
 }
 
 /// Names accepted by the `Evaluator` option, in the order the UCI `combo` lists them.
-pub const EVALUATOR_NAMES: &[&str] = &["pst", "experience"];
+pub const EVALUATOR_NAMES: &[&str] = &["pst", "experience", "deepchess", "deeppink"];
+
+/// Evaluators that run a net file (`EvalFile`).
+pub fn uses_net(name: &str) -> bool {
+    matches!(name.to_ascii_lowercase().as_str(), "deepchess" | "deeppink")
+}
 
 /// Where evaluators that need data find it.
 #[derive(Clone, Debug)]
 pub struct EvalContext {
     pub experience_file: std::path::PathBuf,
     pub experience_min_games: u32,
+    /// The net file of a neural evaluator (`EvalFile`); `None`: `nets/<evaluator>.safetensors`
+    /// (see [`crate::nn::net::resolve`]).
+    pub eval_file: Option<std::path::PathBuf>,
 }
 
 impl Default for EvalContext {
@@ -69,6 +109,7 @@ impl Default for EvalContext {
         EvalContext {
             experience_file: crate::experience::store::DEFAULT_FILE.into(),
             experience_min_games: 10,
+            eval_file: None,
         }
     }
 }
@@ -84,6 +125,18 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> 
     match name.to_ascii_lowercase().as_str() {
         "pst" => Ok(Evaluator::Scalar(Arc::new(pst::Pst))),
         "experience" => Ok(Evaluator::Scalar(experience_evaluator(ctx)?)),
+        "deepchess" => {
+            let path = crate::nn::net::resolve("deepchess", ctx.eval_file.as_deref())?;
+            Ok(Evaluator::Comparator(Arc::new(
+                deepchess::DeepChessEval::load(&path)?,
+            )))
+        }
+        "deeppink" => {
+            let path = crate::nn::net::resolve("deeppink", ctx.eval_file.as_deref())?;
+            Ok(Evaluator::Scalar(Arc::new(deeppink::DeepPinkEval::load(
+                &path,
+            )?)))
+        }
         _ => Err(format!(
             "unknown evaluator '{name}' (available: {})",
             EVALUATOR_NAMES.join(", ")

@@ -1,6 +1,7 @@
 //! Iterative-deepening principal-variation alpha-beta search with quiescence, a shared
 //! lock-free transposition table and Lazy SMP threads.
 
+pub mod comparator;
 pub mod movegen;
 pub mod see;
 pub mod time;
@@ -14,6 +15,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Position, Role};
 
 use crate::eval::{Evaluator, ScalarEvaluator};
+use crate::nn::deeppink::Accumulators;
 use time::{Clock, TimeBudget};
 use tt::{Bound, TranspositionTable, encode_move};
 
@@ -372,6 +374,8 @@ struct Worker<'a> {
     keys: Vec<u64>,
     root_excluded: Vec<Move>,
     root_allowed: Vec<Move>,
+    /// Deep Pink's first-layer accumulators by ply (only with `Evaluator=deeppink`).
+    pink: Option<Accumulators<'a>>,
 }
 
 impl<'a> Worker<'a> {
@@ -406,6 +410,9 @@ impl<'a> Worker<'a> {
             keys: history.to_vec(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),
+            pink: eval
+                .deep_pink()
+                .map(|net| Accumulators::new(net, MAX_PLY + 4)),
         }
     }
 
@@ -462,10 +469,13 @@ impl<'a> Worker<'a> {
         self.shared.stop.store(true, Ordering::SeqCst);
     }
 
-    fn evaluate(&self, pos: &Chess, hash: u64) -> i32 {
-        self.eval
-            .evaluate(pos, hash)
-            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    /// Static evaluation of `pos` (the position at `ply`) for the side to move.
+    fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
+        match &self.pink {
+            Some(acc) => acc.evaluate_cp(ply, pos.turn()),
+            None => self.eval.evaluate(pos, hash),
+        }
+        .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     /// Draw by the fifty-move rule, repetition or insufficient material.
@@ -609,7 +619,7 @@ impl<'a> Worker<'a> {
                 return if in_check {
                     0
                 } else {
-                    self.evaluate(pos, hash)
+                    self.evaluate(pos, hash, ply)
                 };
             }
             // Mate distance pruning.
@@ -642,7 +652,7 @@ impl<'a> Worker<'a> {
         } else if let Some(e) = tt_entry {
             e.eval
         } else {
-            self.evaluate(pos, hash)
+            self.evaluate(pos, hash, ply)
         };
         self.frames[ply].static_eval = static_eval;
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].static_eval;
@@ -671,6 +681,9 @@ impl<'a> Worker<'a> {
                 let null_hash = hash_of(&null_pos);
                 self.frames[ply].null = true;
                 self.frames[ply].moved = None;
+                if let Some(acc) = &mut self.pink {
+                    acc.push_null(ply);
+                }
                 self.keys.push(null_hash);
                 let score = -self.negamax(
                     &null_pos,
@@ -755,6 +768,9 @@ impl<'a> Worker<'a> {
 
             let (child, child_hash) = play(pos, hash, m);
             self.tt.prefetch(child_hash);
+            if let Some(acc) = &mut self.pink {
+                acc.push(ply, pos, m);
+            }
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
             self.keys.push(child_hash);
             let new_depth = depth - 1;
@@ -873,7 +889,7 @@ impl<'a> Worker<'a> {
             return if in_check {
                 0
             } else {
-                self.evaluate(pos, hash)
+                self.evaluate(pos, hash, ply)
             };
         }
         let pv_node = beta - alpha > 1;
@@ -899,7 +915,7 @@ impl<'a> Worker<'a> {
         } else {
             stand_pat = match tt_entry {
                 Some(e) => e.eval,
-                None => self.evaluate(pos, hash),
+                None => self.evaluate(pos, hash, ply),
             };
             if stand_pat >= beta {
                 return stand_pat;
@@ -949,6 +965,9 @@ impl<'a> Worker<'a> {
             if !in_check && !movegen::leaves_king_safe(&child, turn) {
                 continue;
             }
+            if let Some(acc) = &mut self.pink {
+                acc.push(ply, pos, m);
+            }
             self.keys.push(child_hash);
             let score = -self.qsearch(&child, child_hash, ply + 1, -beta, -alpha);
             self.keys.pop();
@@ -993,6 +1012,9 @@ impl<'a> Worker<'a> {
         let root = &params.root;
         let root_hash = hash_of(root);
         self.keys.push(root_hash);
+        if let Some(acc) = &mut self.pink {
+            acc.refresh(0, root);
+        }
         let multipv = if self.id == 0 {
             params.multipv.clamp(1, root_moves.len().max(1))
         } else {
@@ -1182,7 +1204,9 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
     let budget = if params.limits.infinite { None } else { budget };
     let scalar: Arc<dyn ScalarEvaluator> = match &params.evaluator {
         Evaluator::Scalar(e) => e.clone(),
-        Evaluator::Comparator(_) => Arc::new(crate::eval::pst::Pst),
+        Evaluator::Comparator(c) => {
+            return comparator::search(params, c.as_ref(), shared, root_moves, budget);
+        }
     };
     let limits = &params.limits;
     let threads = params.threads.max(1);

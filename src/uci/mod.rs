@@ -48,13 +48,21 @@ pub struct Options {
     pub learning: bool,
     pub experience_book: bool,
     pub experience_min_games: u32,
+    /// `EvalFile`: the net of the neural evaluator; `None` for `nets/<evaluator>.safetensors`.
+    pub eval_file: Option<std::path::PathBuf>,
+    /// A neural evaluator asked for whose net could not be loaded: setting `EvalFile` retries it.
+    pub pending_net: Option<String>,
 }
+
+/// The `EvalFile` value that means `nets/<evaluator>.safetensors`.
+pub const EVAL_FILE_AUTO: &str = "auto";
 
 impl Options {
     fn eval_context(&self) -> eval::EvalContext {
         eval::EvalContext {
             experience_file: self.experience_file.clone(),
             experience_min_games: self.experience_min_games,
+            eval_file: self.eval_file.clone(),
         }
     }
 }
@@ -75,6 +83,8 @@ impl Default for Options {
             learning: false,
             experience_book: false,
             experience_min_games: 10,
+            eval_file: None,
+            pending_net: None,
         }
     }
 }
@@ -564,13 +574,65 @@ impl Engine {
             "uci_chess960" => self.options.chess960 = check()?,
             "evaluator" => {
                 let v = value.ok_or("option 'Evaluator' needs a value")?;
-                self.options.evaluator_name = v.trim().to_ascii_lowercase();
-                if self.options.evaluator_name == "experience" {
+                let name = v.trim().to_ascii_lowercase();
+                // Scores of different evaluators do not mix in the hash table.
+                self.tt.clear();
+                if name == "experience" {
+                    self.options.pending_net = None;
+                    self.options.evaluator_name = name;
                     self.reload_data_evaluator()?;
+                } else if eval::uses_net(&name) {
+                    match eval::by_name_with(&name, &self.options.eval_context()) {
+                        Ok(e) => self.use_net_evaluator(e, &name, self.options.eval_file.clone()),
+                        Err(e) => {
+                            self.options.pending_net = Some(name);
+                            return Err(format!(
+                                "{e}; Evaluator stays {}",
+                                self.options.evaluator_name
+                            ));
+                        }
+                    }
                 } else {
                     self.options.evaluator =
                         eval::by_name_with(v.trim(), &self.options.eval_context())?;
+                    self.options.evaluator_name = name;
                     self.options.experience_eval = None;
+                    self.options.pending_net = None;
+                }
+            }
+            "evalfile" => {
+                let v = value.map(str::trim).unwrap_or("");
+                let file =
+                    if v.is_empty() || v.eq_ignore_ascii_case(EVAL_FILE_AUTO) || v == "<empty>" {
+                        None
+                    } else {
+                        Some(std::path::PathBuf::from(v))
+                    };
+                // The neural evaluator asked for last: one whose net was missing, else the
+                // current one.
+                let target = self.options.pending_net.clone().or_else(|| {
+                    eval::uses_net(&self.options.evaluator_name)
+                        .then(|| self.options.evaluator_name.clone())
+                });
+                match target {
+                    // Used when a neural evaluator is chosen.
+                    None => self.options.eval_file = file,
+                    Some(name) => {
+                        let mut ctx = self.options.eval_context();
+                        ctx.eval_file = file.clone();
+                        match eval::by_name_with(&name, &ctx) {
+                            Ok(e) => {
+                                self.tt.clear();
+                                self.use_net_evaluator(e, &name, file);
+                            }
+                            Err(e) => {
+                                return Err(format!(
+                                    "{e}; EvalFile unchanged, Evaluator stays {}",
+                                    self.options.evaluator_name
+                                ));
+                            }
+                        }
+                    }
                 }
             }
             "experiencefile" => {
@@ -591,6 +653,17 @@ impl Engine {
             _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
+    }
+
+    fn use_net_evaluator(&mut self, e: Evaluator, name: &str, file: Option<std::path::PathBuf>) {
+        if let Some(d) = e.description() {
+            info_string(&format!("Evaluator {name}: {d}"));
+        }
+        self.options.evaluator = e;
+        self.options.evaluator_name = name.to_string();
+        self.options.eval_file = file;
+        self.options.experience_eval = None;
+        self.options.pending_net = None;
     }
 
     /// Reloads an evaluator that reads the experience store after its options changed.
@@ -890,6 +963,7 @@ pub fn option_lines() -> Vec<String> {
             "option name ExperienceMinGames type spin default {} min 1 max 1000000",
             d.experience_min_games
         ),
+        format!("option name EvalFile type string default {EVAL_FILE_AUTO}"),
         format!(
             "option name Evaluator type combo default {} {}",
             d.evaluator.name(),

@@ -1,0 +1,273 @@
+//! `deepred nn accuracy`: how often a net is right on positions drawn from PGN games by the data
+//! set rules, and how fast it runs on one core.
+//!
+//! - DeepChess: pairs (a position from a game White won, one from a game Black won, in random
+//!   order); right when the comparator prefers the one from the game White won.
+//! - Deep Pink: triplets (p, q, r); right when f(q) < f(r), i.e. the position after the move
+//!   played is worse for the opponent (who moves in q and r) than after a random other move.
+//!
+//! Speeds are measured single-threaded on those positions, without any cache: Pos2Vec (or Deep
+//! Pink's f) from scratch, and from a ready first-layer accumulator (what the incremental first
+//! layer leaves to do), and comparator calls on ready vectors.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use shakmaty::Chess;
+
+use super::data::{deepchess_positions, deeppink_triplets, game_rng, is_validation};
+use super::features;
+use super::net::{Kind, NetFile};
+use super::{DeepChess, DeepPink};
+use crate::games::pgn::{GameResult, PgnGame, read_games};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    All,
+    Train,
+    Validation,
+}
+
+#[derive(Clone, Debug)]
+pub struct AccuracyOptions {
+    pub net: PathBuf,
+    pub pgns: Vec<PathBuf>,
+    /// Pairs (DeepChess) or triplets (Deep Pink) to score.
+    pub samples: usize,
+    pub seed: u64,
+    pub split: Split,
+    pub val_fraction: f64,
+    pub per_game: usize,
+}
+
+/// Reads the games with their global index (as `deepred dataset` numbers them), keeping those
+/// of the requested split.
+fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
+    let mut out = Vec::new();
+    let mut index = 0u64;
+    for p in &o.pgns {
+        let f =
+            std::fs::File::open(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+        for g in read_games(std::io::BufReader::new(f)) {
+            let i = index;
+            index += 1;
+            let Ok(g) = g else { continue };
+            let val = is_validation(o.seed, i, o.val_fraction);
+            let keep = match o.split {
+                Split::All => true,
+                Split::Train => !val,
+                Split::Validation => val,
+            };
+            if keep {
+                out.push((i, g));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Seconds this thread has run on a CPU (Linux `schedstat`), else wall-clock seconds since the
+/// first call: rates stay right on a machine busy with other work.
+pub fn thread_seconds() -> f64 {
+    static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .filter(|&ns| ns > 0)
+        .map_or_else(|| EPOCH.elapsed().as_secs_f64(), |ns| ns as f64 / 1e9)
+}
+
+/// Runs `f` over `items` repeatedly until this thread has run at least 0.3 s; returns items per
+/// second of this thread's time.
+pub fn rate<T>(items: &[T], mut f: impl FnMut(&T)) -> f64 {
+    let start = thread_seconds();
+    let mut n = 0u64;
+    loop {
+        for x in items {
+            f(x);
+        }
+        n += items.len() as u64;
+        if thread_seconds() - start >= 0.3 || items.is_empty() {
+            break;
+        }
+    }
+    n as f64 / (thread_seconds() - start).max(1e-9)
+}
+
+/// Scores the net; returns the report's lines.
+pub fn run(o: &AccuracyOptions) -> Result<String, String> {
+    let file = NetFile::load(&o.net, None)?;
+    let games = load_games(o)?;
+    match file.kind {
+        Kind::DeepChess => deepchess(&DeepChess::from_file(&file)?, &games, o),
+        Kind::DeepPink => deeppink(&DeepPink::from_file(&file)?, &games, o),
+    }
+}
+
+fn deepchess(
+    net: &DeepChess,
+    games: &[(u64, PgnGame)],
+    o: &AccuracyOptions,
+) -> Result<String, String> {
+    let per_game: Vec<(bool, Vec<Chess>)> = games
+        .par_iter()
+        .map(|(i, g)| {
+            let white = g.result == Some(GameResult::WhiteWins);
+            let ps = deepchess_positions(g, &mut game_rng(o.seed, *i));
+            (white, ps.into_iter().map(|(_, p)| p).collect())
+        })
+        .collect();
+    let mut white_pool = Vec::new();
+    let mut black_pool = Vec::new();
+    for (white, ps) in per_game {
+        if white {
+            white_pool.extend(ps);
+        } else {
+            black_pool.extend(ps);
+        }
+    }
+    if white_pool.is_empty() || black_pool.is_empty() {
+        return Err(format!(
+            "need positions from games won by each side ({} from White wins, {} from Black wins)",
+            white_pool.len(),
+            black_pool.len()
+        ));
+    }
+    let feats: Vec<features::Features> = white_pool
+        .iter()
+        .chain(&black_pool)
+        .map(features::deepchess)
+        .collect();
+    let vecs: Vec<Vec<f32>> = feats.par_iter().map(|f| net.pos2vec_features(f)).collect();
+    let (wv, bv) = vecs.split_at(white_pool.len());
+    let mut rng = rand::rngs::StdRng::seed_from_u64(o.seed ^ 0xACC);
+    let mut pairs = Vec::with_capacity(o.samples);
+    for _ in 0..o.samples {
+        let w = wv.choose(&mut rng).expect("not empty");
+        let b = bv.choose(&mut rng).expect("not empty");
+        pairs.push(if rng.random_bool(0.5) {
+            (w, b, true)
+        } else {
+            (b, w, false)
+        });
+    }
+    let right = pairs
+        .par_iter()
+        .filter(|(a, b, first_white)| (net.compare(a, b) > 0.5) == *first_white)
+        .count();
+    // Speed, one thread, no cache.
+    let scratch_rate = rate(&feats, |f| {
+        std::hint::black_box(net.pos2vec_features(f));
+    });
+    let accs: Vec<crate::nn::layers::AVec> = feats
+        .iter()
+        .take(20_000)
+        .map(|f| {
+            let mut a = crate::nn::layers::AVec::zeros(net.acc_len());
+            net.refresh(f, &mut a);
+            a
+        })
+        .collect();
+    let mut out = vec![0.0; net.embed_len()];
+    let acc_rate = rate(&accs, |a| {
+        net.pos2vec_from_acc(a, &mut out);
+        std::hint::black_box(&out);
+    });
+    let cmp_rate = rate(&pairs, |(a, b, _)| {
+        std::hint::black_box(net.compare(a, b));
+    });
+    Ok(format!(
+        "net: {}\n\
+         games: {} ({:?} split), positions: {} from games White won, {} from games Black won\n\
+         pair accuracy: {:.2}% ({right} of {} pairs)\n\
+         Pos2Vec from scratch: {:.0} positions/s (one thread's CPU time, no cache)\n\
+         Pos2Vec from a first-layer accumulator: {:.0} positions/s\n\
+         comparisons: {:.0}/s\n\
+         kernels: {}\n",
+        net.description,
+        games.len(),
+        o.split,
+        white_pool.len(),
+        black_pool.len(),
+        100.0 * right as f64 / pairs.len().max(1) as f64,
+        pairs.len(),
+        scratch_rate,
+        acc_rate,
+        cmp_rate,
+        if net.simd { "AVX2+FMA" } else { "portable" }
+    ))
+}
+
+fn deeppink(
+    net: &DeepPink,
+    games: &[(u64, PgnGame)],
+    o: &AccuracyOptions,
+) -> Result<String, String> {
+    let mut triplets: Vec<[Chess; 3]> = games
+        .par_iter()
+        .flat_map_iter(|(i, g)| {
+            deeppink_triplets(g, o.per_game, &mut game_rng(o.seed, *i))
+                .into_iter()
+                .map(|t| [t.p, t.q, t.r])
+        })
+        .collect();
+    if triplets.is_empty() {
+        return Err("no triplets: the games are too short or missing".into());
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(o.seed ^ 0xACC);
+    if triplets.len() > o.samples {
+        triplets = triplets
+            .choose_multiple(&mut rng, o.samples)
+            .cloned()
+            .collect();
+    }
+    let scores: Vec<(f32, f32)> = triplets
+        .par_iter()
+        .map(|[_, q, r]| (net.forward(q), net.forward(r)))
+        .collect();
+    let right = scores.iter().filter(|(q, r)| q < r).count();
+    let ties = scores.iter().filter(|(q, r)| q == r).count();
+    let positions: Vec<features::Features> = triplets
+        .iter()
+        .flat_map(|t| {
+            t.iter()
+                .map(|p| features::deeppink(p, shakmaty::Position::turn(p)))
+        })
+        .collect();
+    let scratch_rate = rate(&positions, |f| {
+        let mut a = crate::nn::layers::AVec::zeros(net.acc_len());
+        net.first.refresh(f, &mut a, net.simd);
+        std::hint::black_box(net.forward_from_acc(&a));
+    });
+    let accs: Vec<crate::nn::layers::AVec> = positions
+        .iter()
+        .take(20_000)
+        .map(|f| {
+            let mut a = crate::nn::layers::AVec::zeros(net.acc_len());
+            net.first.refresh(f, &mut a, net.simd);
+            a
+        })
+        .collect();
+    let acc_rate = rate(&accs, |a| {
+        std::hint::black_box(net.forward_from_acc(a));
+    });
+    Ok(format!(
+        "net: {}\n\
+         games: {} ({:?} split)\n\
+         triplet accuracy (f(q) < f(r)): {:.2}% ({right} of {}; {ties} ties)\n\
+         evaluations from scratch: {:.0} positions/s (one thread's CPU time)\n\
+         evaluations from a first-layer accumulator: {:.0} positions/s\n\
+         kernels: {}\n",
+        net.description,
+        games.len(),
+        o.split,
+        100.0 * right as f64 / scores.len() as f64,
+        scores.len(),
+        scratch_rate,
+        acc_rate,
+        if net.simd { "AVX2+FMA" } else { "portable" }
+    ))
+}

@@ -1,0 +1,621 @@
+//! Training data sets (`deepred dataset`): positions drawn from PGN games and written in the
+//! binary format of the module documentation of [`crate::nn`].
+//!
+//! - DeepChess: up to 10 random positions per decisive game, never from the first 5 moves
+//!   (plies < 10) and never right after a capture; drawn games are skipped.
+//! - Deep Pink: triplets (p, q, r) for random positions p of the game after the first 5 moves
+//!   with at least two legal moves: q after the move played, r after a random other legal move;
+//!   up to `per_game` per game, any result.
+//!
+//! Games are split into train and validation by game (a hash of the seed and the game's index
+//! over all input files), and each game draws from its own random generator seeded the same
+//! way, so the output does not depend on thread scheduling.
+
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rayon::prelude::*;
+use shakmaty::{CastlingSide, Chess, Color, Move, Position, Role, Square};
+
+use super::features::{self, Features};
+use super::net::Kind;
+use crate::games::pgn::{GameResult, PgnGame, read_games};
+
+pub const MAGIC: &[u8; 8] = b"DRDSET01";
+pub const HEADER_LEN: usize = 16;
+pub const BOARD_LEN: usize = 66;
+pub const DEEPCHESS_RECORD: usize = 72;
+pub const DEEPPINK_RECORD: usize = 204;
+/// Positions per decisive game (DeepChess).
+pub const DEEPCHESS_PER_GAME: usize = 10;
+/// The first plies of a game are never sampled (5 moves).
+pub const SKIP_PLIES: usize = 10;
+
+pub type Board = [u8; BOARD_LEN];
+
+pub fn kind_byte(kind: Kind) -> u8 {
+    match kind {
+        Kind::DeepChess => 1,
+        Kind::DeepPink => 2,
+    }
+}
+
+pub fn record_len(kind: Kind) -> usize {
+    match kind {
+        Kind::DeepChess => DEEPCHESS_RECORD,
+        Kind::DeepPink => DEEPPINK_RECORD,
+    }
+}
+
+/// The board block of `pos`.
+pub fn encode(pos: &Chess) -> Board {
+    let mut b = [0u8; BOARD_LEN];
+    for (sq, piece) in pos.board().iter() {
+        b[sq as usize] = (piece.role as u8) + if piece.color == Color::Black { 6 } else { 0 };
+    }
+    b[64] = u8::from(pos.turn() == Color::Black);
+    let c = pos.castles();
+    let mut bits = 0;
+    for (i, (color, side)) in [
+        (Color::White, CastlingSide::KingSide),
+        (Color::White, CastlingSide::QueenSide),
+        (Color::Black, CastlingSide::KingSide),
+        (Color::Black, CastlingSide::QueenSide),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if c.has(color, side) {
+            bits |= 1 << i;
+        }
+    }
+    b[65] = bits;
+    b
+}
+
+/// The position of a board block (standard castling, no en passant square, move counters
+/// reset), or why it is not one.
+pub fn decode(b: &Board) -> Result<Chess, String> {
+    let mut fen = String::new();
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            let v = b[rank * 8 + file];
+            if v == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                fen.push_str(&empty.to_string());
+                empty = 0;
+            }
+            let ch = *b"PNBRQKpnbrqk"
+                .get(usize::from(v) - 1)
+                .ok_or_else(|| format!("square byte {v} is not 0..12"))?;
+            fen.push(ch as char);
+        }
+        if empty > 0 {
+            fen.push_str(&empty.to_string());
+        }
+        if rank > 0 {
+            fen.push('/');
+        }
+    }
+    fen.push_str(match b[64] {
+        0 => " w ",
+        1 => " b ",
+        v => return Err(format!("side-to-move byte {v} is not 0 or 1")),
+    });
+    let castling: String = "KQkq"
+        .chars()
+        .enumerate()
+        .filter(|(i, _)| b[65] & (1 << i) != 0)
+        .map(|(_, c)| c)
+        .collect();
+    fen.push_str(if castling.is_empty() { "-" } else { &castling });
+    fen.push_str(" - 0 1");
+    crate::uci::parse_fen(&fen, false)
+}
+
+/// deepchess773 features of a board block.
+pub fn deepchess_features(b: &Board) -> Features {
+    let mut f = Features::new();
+    for (sq, &v) in b[..64].iter().enumerate() {
+        if (1..=12).contains(&v) {
+            f.push(u16::from(v - 1) / 6 * 384 + u16::from(v - 1) % 6 * 64 + sq as u16);
+        }
+    }
+    if b[64] == 0 {
+        f.push(features::WHITE_TO_MOVE);
+    }
+    for i in 0..4 {
+        if b[65] & (1 << i) != 0 {
+            f.push(769 + i);
+        }
+    }
+    f
+}
+
+/// deeppink768 features of a board block (from the side to move's view).
+pub fn deeppink_features(b: &Board) -> Features {
+    let persp = if b[64] == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let mut f = Features::new();
+    for (sq, &v) in b[..64].iter().enumerate() {
+        if (1..=12).contains(&v) {
+            let color = if v > 6 { Color::Black } else { Color::White };
+            let role = Role::ALL[usize::from((v - 1) % 6)];
+            f.push(features::deeppink_piece(
+                persp,
+                color,
+                role,
+                Square::new(sq as u32),
+            ));
+        }
+    }
+    f
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Is game `index` in the validation split?
+pub fn is_validation(seed: u64, index: u64, fraction: f64) -> bool {
+    let h = splitmix(splitmix(seed ^ 0x5EED) ^ index);
+    ((h >> 11) as f64 / (1u64 << 53) as f64) < fraction
+}
+
+/// The random generator of game `index`.
+pub fn game_rng(seed: u64, index: u64) -> StdRng {
+    StdRng::seed_from_u64(splitmix(
+        splitmix(seed) ^ index.wrapping_mul(0xA24B_AED4_963E_E407),
+    ))
+}
+
+/// The DeepChess positions of a decisive game (none for a draw or an unknown result): up to 10
+/// distinct random plies >= 10 whose last move was not a capture, in game order.
+pub fn deepchess_positions(game: &PgnGame, rng: &mut StdRng) -> Vec<(usize, Chess)> {
+    if !matches!(
+        game.result,
+        Some(GameResult::WhiteWins | GameResult::BlackWins)
+    ) {
+        return Vec::new();
+    }
+    let positions = game.positions();
+    let candidates: Vec<usize> = (SKIP_PLIES.max(1)..positions.len())
+        .filter(|&k| !game.moves[k - 1].is_capture())
+        .collect();
+    let mut chosen: Vec<usize> = candidates
+        .choose_multiple(rng, DEEPCHESS_PER_GAME)
+        .copied()
+        .collect();
+    chosen.sort_unstable();
+    chosen
+        .into_iter()
+        .map(|k| (k, positions[k].clone()))
+        .collect()
+}
+
+/// One Deep Pink triplet: the ply of p, p, q (after the move played), r (after another move).
+pub struct Triplet {
+    pub ply: usize,
+    pub p: Chess,
+    pub q: Chess,
+    pub r: Chess,
+    pub played: Move,
+    pub other: Move,
+}
+
+/// Up to `per_game` Deep Pink triplets of a game, in game order.
+pub fn deeppink_triplets(game: &PgnGame, per_game: usize, rng: &mut StdRng) -> Vec<Triplet> {
+    let positions = game.positions();
+    let mut plies: Vec<usize> = (SKIP_PLIES..game.moves.len()).collect();
+    plies.shuffle(rng);
+    let mut out = Vec::new();
+    for k in plies {
+        if out.len() >= per_game {
+            break;
+        }
+        let p = &positions[k];
+        let played = game.moves[k];
+        let others: Vec<Move> = p
+            .legal_moves()
+            .into_iter()
+            .filter(|&m| m != played)
+            .collect();
+        let Some(&other) = others.choose(rng) else {
+            continue;
+        };
+        let mut r = p.clone();
+        r.play_unchecked(other);
+        out.push(Triplet {
+            ply: k,
+            p: p.clone(),
+            q: positions[k + 1].clone(),
+            r,
+            played,
+            other,
+        });
+    }
+    out.sort_by_key(|t| t.ply);
+    out
+}
+
+#[derive(Clone, Debug)]
+pub struct DatasetOptions {
+    pub kind: Kind,
+    pub val_fraction: f64,
+    pub seed: u64,
+    pub per_game: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub games: u64,
+    pub unreadable: u64,
+    pub white_won: u64,
+    pub black_won: u64,
+    pub drawn: u64,
+    pub no_result: u64,
+    /// Games that gave at least one record, by split (train, validation).
+    pub games_used: [u64; 2],
+    /// Records by split (train, validation).
+    pub records: [u64; 2],
+    /// DeepChess records by result (White won, Black won).
+    pub by_result: [u64; 2],
+}
+
+impl Summary {
+    pub fn total(&self) -> u64 {
+        self.records[0] + self.records[1]
+    }
+
+    pub fn report(&self, kind: Kind, out: &Path) -> String {
+        let mut s = format!(
+            "{}: {} records written to '{}'\n",
+            kind.name(),
+            self.total(),
+            out.display()
+        );
+        s.push_str(&format!(
+            "games: {} read ({} unreadable): {} won by White, {} won by Black, {} drawn, {} without result\n",
+            self.games, self.unreadable, self.white_won, self.black_won, self.drawn, self.no_result
+        ));
+        s.push_str(&format!(
+            "split: train {} records from {} games, validation {} records from {} games\n",
+            self.records[0], self.games_used[0], self.records[1], self.games_used[1]
+        ));
+        if kind == Kind::DeepChess {
+            s.push_str(&format!(
+                "by result: {} positions from games White won, {} from games Black won\n",
+                self.by_result[0], self.by_result[1]
+            ));
+        }
+        s
+    }
+}
+
+/// The records of one game.
+fn game_records(game: &PgnGame, index: u64, opts: &DatasetOptions) -> (Vec<u8>, usize) {
+    let mut rng = game_rng(opts.seed, index);
+    let split = u8::from(is_validation(opts.seed, index, opts.val_fraction));
+    let mut out = Vec::new();
+    let tail = |out: &mut Vec<u8>| out.extend_from_slice(&(index as u32).to_le_bytes());
+    let mut n = 0;
+    match opts.kind {
+        Kind::DeepChess => {
+            let result = match game.result {
+                Some(GameResult::WhiteWins) => 1,
+                Some(GameResult::BlackWins) => 2,
+                _ => return (out, 0),
+            };
+            for (_, pos) in deepchess_positions(game, &mut rng) {
+                out.extend_from_slice(&encode(&pos));
+                out.push(result);
+                out.push(split);
+                tail(&mut out);
+                n += 1;
+            }
+        }
+        Kind::DeepPink => {
+            for t in deeppink_triplets(game, opts.per_game, &mut rng) {
+                out.extend_from_slice(&encode(&t.p));
+                out.extend_from_slice(&encode(&t.q));
+                out.extend_from_slice(&encode(&t.r));
+                out.push(split);
+                out.push(0);
+                tail(&mut out);
+                n += 1;
+            }
+        }
+    }
+    (out, n)
+}
+
+/// What one game gave: its records, their count, its result and split (None: unreadable).
+type GameOutput = Option<(Vec<u8>, usize, Option<GameResult>, u8)>;
+
+/// Builds a data set from `pgns` into `out`. `progress` is told of games to do and games done.
+pub fn build(
+    pgns: &[PathBuf],
+    out: &Path,
+    opts: &DatasetOptions,
+    progress: &indicatif::ProgressBar,
+) -> Result<Summary, String> {
+    let file = std::fs::File::create(out)
+        .map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+    let mut w = BufWriter::new(file);
+    let werr = |e: std::io::Error| format!("cannot write '{}': {e}", out.display());
+    let mut header = [0u8; HEADER_LEN];
+    header[..8].copy_from_slice(MAGIC);
+    header[8] = kind_byte(opts.kind);
+    w.write_all(&header).map_err(werr)?;
+    let mut summary = Summary::default();
+    let mut next_index: u64 = 0;
+    for path in pgns {
+        let f = std::fs::File::open(path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let games = read_games(std::io::BufReader::new(f));
+        progress.inc_length(games.len() as u64);
+        let first = next_index;
+        next_index += games.len() as u64;
+        let results: Vec<GameOutput> = games
+            .par_iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let r = g.as_ref().ok().map(|g| {
+                    let index = first + i as u64;
+                    let (bytes, n) = game_records(g, index, opts);
+                    let split = u8::from(is_validation(opts.seed, index, opts.val_fraction));
+                    (bytes, n, g.result, split)
+                });
+                progress.inc(1);
+                r
+            })
+            .collect();
+        for r in results {
+            summary.games += 1;
+            let Some((bytes, n, result, split)) = r else {
+                summary.unreadable += 1;
+                continue;
+            };
+            match result {
+                Some(GameResult::WhiteWins) => summary.white_won += 1,
+                Some(GameResult::BlackWins) => summary.black_won += 1,
+                Some(GameResult::Draw) => summary.drawn += 1,
+                None => summary.no_result += 1,
+            }
+            if n > 0 {
+                let s = usize::from(split);
+                summary.games_used[s] += 1;
+                summary.records[s] += n as u64;
+                if opts.kind == Kind::DeepChess {
+                    summary.by_result[usize::from(result == Some(GameResult::BlackWins))] +=
+                        n as u64;
+                }
+            }
+            w.write_all(&bytes).map_err(werr)?;
+        }
+    }
+    let total = u32::try_from(summary.total()).map_err(|_| {
+        format!(
+            "{} records do not fit the format's u32 count",
+            summary.total()
+        )
+    })?;
+    w.seek(SeekFrom::Start(12)).map_err(werr)?;
+    w.write_all(&total.to_le_bytes()).map_err(werr)?;
+    w.flush().map_err(werr)?;
+    Ok(summary)
+}
+
+/// A data set file: its kind and records (each `record_len(kind)` bytes).
+pub struct Dataset {
+    pub kind: Kind,
+    pub records: Vec<Vec<u8>>,
+}
+
+/// Reads and checks a data set file.
+pub fn read(path: &Path) -> Result<Dataset, String> {
+    let err = |w: String| format!("data set '{}': {w}", path.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| err(format!("cannot read ({e})")))?;
+    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        return Err(err("not a DRDSET01 file".into()));
+    }
+    let kind = match bytes[8] {
+        1 => Kind::DeepChess,
+        2 => Kind::DeepPink,
+        k => return Err(err(format!("unknown kind byte {k}"))),
+    };
+    let count = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+    let len = record_len(kind);
+    if bytes.len() != HEADER_LEN + count * len {
+        return Err(err(format!(
+            "{} bytes, expected {} for {count} records",
+            bytes.len(),
+            HEADER_LEN + count * len
+        )));
+    }
+    Ok(Dataset {
+        kind,
+        records: bytes[HEADER_LEN..]
+            .chunks_exact(len)
+            .map(<[u8]>::to_vec)
+            .collect(),
+    })
+}
+
+/// The board block at `offset` of a record.
+pub fn board_at(record: &[u8], offset: usize) -> Board {
+    let mut b = [0u8; BOARD_LEN];
+    b.copy_from_slice(&record[offset..offset + BOARD_LEN]);
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::uci::parse_fen;
+
+    fn games() -> Vec<PgnGame> {
+        let pgn = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 \
+            7. Nxd4 c5 8. Nb3 Qxd1 9. Rxd1 Bd6 10. Nc3 Ne7 11. Be3 b6 12. a4 Bd7 13. Nd2 O-O-O \
+            14. Nc4 Bc6 15. f3 Ng6 16. Nxd6+ cxd6 17. Rd2 Ne5 18. b3 g5 19. Rad1 Kc7 1-0\n\n\
+            [Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+            [Result \"1/2-1/2\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 h6 1/2-1/2\n";
+        read_games(pgn.as_bytes())
+            .into_iter()
+            .map(|g| g.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn board_blocks_round_trip() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b Kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = parse_fen(fen, false).unwrap();
+            let b = encode(&pos);
+            let back = decode(&b).unwrap();
+            assert_eq!(encode(&back), b);
+            assert_eq!(crate::uci::fen_of(&back), fen);
+            let mut a: Vec<u16> = deepchess_features(&b).to_vec();
+            let mut want: Vec<u16> = features::deepchess(&pos).to_vec();
+            a.sort();
+            want.sort();
+            assert_eq!(a, want);
+            let mut a: Vec<u16> = deeppink_features(&b).to_vec();
+            let mut want: Vec<u16> = features::deeppink(&pos, pos.turn()).to_vec();
+            a.sort();
+            want.sort();
+            assert_eq!(a, want);
+        }
+        let start = encode(&Chess::default());
+        assert_eq!(start[0], 4); // white rook on a1
+        assert_eq!(start[60], 12); // black king on e8
+        assert_eq!((start[64], start[65]), (0, 15));
+        let mut bad = start;
+        bad[3] = 13;
+        assert!(decode(&bad).is_err());
+    }
+
+    #[test]
+    fn deepchess_positions_follow_the_rules() {
+        let g = games();
+        for seed in 0..50 {
+            let mut rng = game_rng(seed, 0);
+            let ps = deepchess_positions(&g[0], &mut rng);
+            // 38 plies: plies 10..=38 not right after a capture.
+            let allowed = (10..=38)
+                .filter(|&k| !g[0].moves[k - 1].is_capture())
+                .count();
+            assert_eq!(ps.len(), DEEPCHESS_PER_GAME.min(allowed));
+            let mut plies: Vec<usize> = ps.iter().map(|p| p.0).collect();
+            plies.dedup();
+            assert_eq!(plies.len(), ps.len(), "distinct positions");
+            for (k, pos) in &ps {
+                assert!(*k >= SKIP_PLIES);
+                assert!(!g[0].moves[k - 1].is_capture(), "ply {k} follows a capture");
+                assert_eq!(pos, &g[0].positions()[*k]);
+            }
+            // Too short (4 plies) and drawn games give nothing.
+            assert!(deepchess_positions(&g[1], &mut rng).is_empty());
+            assert!(deepchess_positions(&g[2], &mut rng).is_empty());
+        }
+    }
+
+    #[test]
+    fn deeppink_triplets_follow_the_rules() {
+        let g = games();
+        let mut rng = game_rng(1, 0);
+        let ts = deeppink_triplets(&g[0], 20, &mut rng);
+        assert_eq!(ts.len(), 20);
+        for t in &ts {
+            assert!(t.ply >= SKIP_PLIES);
+            assert_ne!(t.played, t.other);
+            assert!(t.p.is_legal(t.other));
+            assert_eq!(t.played, g[0].moves[t.ply]);
+            let mut q = t.p.clone();
+            q.play_unchecked(t.played);
+            assert_eq!(q, t.q);
+        }
+        let all = deeppink_triplets(&g[0], 1000, &mut rng);
+        assert_eq!(all.len(), 38 - SKIP_PLIES);
+        // The drawn game counts too (12 plies: 2 positions).
+        assert_eq!(deeppink_triplets(&g[2], 20, &mut rng).len(), 2);
+    }
+
+    #[test]
+    fn build_writes_the_format_and_splits_by_game() {
+        let dir = std::env::temp_dir().join(format!("deepred-data-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pgn = dir.join("g.pgn");
+        let text =
+            "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 \
+            7. Nxd4 c5 8. Nb3 Qxd1 9. Rxd1 Bd6 10. Nc3 Ne7 11. Be3 b6 1-0\n\n"
+                .repeat(40);
+        std::fs::write(&pgn, text).unwrap();
+        let bar = indicatif::ProgressBar::hidden();
+        for kind in [Kind::DeepChess, Kind::DeepPink] {
+            let out = dir.join(format!("{}.bin", kind.name()));
+            let opts = DatasetOptions {
+                kind,
+                val_fraction: 0.25,
+                seed: 9,
+                per_game: 5,
+            };
+            let s = build(std::slice::from_ref(&pgn), &out, &opts, &bar).unwrap();
+            let d = read(&out).unwrap();
+            assert_eq!(d.kind, kind);
+            assert_eq!(d.records.len() as u64, s.total());
+            assert_eq!(s.games, 40);
+            assert!(s.games_used[1] > 0 && s.games_used[0] > s.games_used[1]);
+            // 22 plies: plies 10..=22 less the 4 right after captures = 9 DeepChess positions.
+            let per = if kind == Kind::DeepChess { 9 } else { 5 };
+            assert_eq!(s.total(), 40 * per);
+            for r in &d.records {
+                let n = r.len();
+                let game = u32::from_le_bytes([r[n - 4], r[n - 3], r[n - 2], r[n - 1]]);
+                let split = if kind == Kind::DeepChess {
+                    r[67]
+                } else {
+                    r[198]
+                };
+                assert_eq!(split, u8::from(is_validation(9, u64::from(game), 0.25)));
+                let p = decode(&board_at(r, 0)).unwrap();
+                if kind == Kind::DeepChess {
+                    assert_eq!(r[66], 1);
+                } else {
+                    assert_eq!(r[199], 0);
+                    // q is a legal successor of p.
+                    let q = board_at(r, 66);
+                    assert!(p.legal_moves().iter().any(|&m| {
+                        let mut c = p.clone();
+                        c.play_unchecked(m);
+                        encode(&c) == q
+                    }));
+                }
+            }
+            // Same seed, same bytes.
+            let again = dir.join("again.bin");
+            build(std::slice::from_ref(&pgn), &again, &opts, &bar).unwrap();
+            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,502 @@
+//! Dense layers for inference on one position at a time.
+//!
+//! Every hidden layer's input is a ReLU output, so layers take their input as a sparse list
+//! (indices and values of the positive entries) and add one weight row per nonzero input
+//! ("column" form): zero inputs cost nothing. Weights are stored transposed (one row of outputs
+//! per input), output widths padded to a multiple of 8 with zeros, and split into register blocks
+//! of up to 96 outputs so that a block's running sums stay in AVX2 registers while its rows stream
+//! through memory in order. The first layer of a net ([`FirstLayer`]) keeps one contiguous row
+//! per input feature, for the incremental accumulator.
+//!
+//! Kernels: AVX2+FMA (chosen at run time with `is_x86_feature_detected!`) and a portable
+//! fallback that computes the same sums.
+
+use std::sync::LazyLock;
+
+/// Outputs are padded to a multiple of this many floats.
+pub const LANES: usize = 8;
+/// Register blocks hold at most this many groups of 8 outputs (12 accumulators, one broadcast
+/// register, weights read straight from memory by the FMAs).
+pub const MAX_GROUPS: usize = 12;
+
+/// Splits `padded` outputs into as few register blocks as possible, of nearly equal widths
+/// (multiples of 8): (first output, width) of each.
+pub fn blocks(padded: usize) -> Vec<(usize, usize)> {
+    let groups = padded / LANES;
+    let n = groups.div_ceil(MAX_GROUPS).max(1);
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 0..n {
+        let g = groups / n + usize::from(k < groups % n);
+        out.push((start, g * LANES));
+        start += g * LANES;
+    }
+    out
+}
+
+/// True where the AVX2+FMA kernels can run.
+pub static SIMD: LazyLock<bool> = LazyLock::new(detect_simd);
+
+fn detect_simd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Can AVX2 aligned loads and stores use this buffer?
+#[inline]
+pub fn aligned(x: &[f32]) -> bool {
+    (x.as_ptr() as usize).is_multiple_of(32)
+}
+
+pub fn pad(n: usize) -> usize {
+    n.div_ceil(LANES) * LANES
+}
+
+/// A float buffer aligned to 64 bytes (whole cache lines).
+#[derive(Clone)]
+pub struct AVec {
+    lines: Vec<Line>,
+    len: usize,
+}
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([f32; 16]);
+
+impl Default for AVec {
+    fn default() -> Self {
+        AVec::zeros(0)
+    }
+}
+
+impl AVec {
+    pub fn zeros(len: usize) -> Self {
+        AVec {
+            lines: vec![Line([0.0; 16]); len.div_ceil(16)],
+            len,
+        }
+    }
+}
+
+impl std::ops::Deref for AVec {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        // SAFETY: `lines` holds at least `len` contiguous f32 (Line is repr(C) of 16 f32).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<f32>(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for AVec {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        // SAFETY: as in Deref, and we hold the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<f32>(), self.len) }
+    }
+}
+
+impl std::fmt::Debug for AVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AVec(len {})", self.len)
+    }
+}
+
+/// A hidden or output layer: `out = bias + W x`, input given sparsely.
+#[derive(Clone, Debug)]
+pub struct Dense {
+    pub inputs: usize,
+    pub outputs: usize,
+    /// `outputs` rounded up to [`LANES`].
+    pub padded: usize,
+    /// Register blocks (first output, width), see [`blocks`].
+    blocks: Vec<(usize, usize)>,
+    /// The block of outputs `start .. start + width` is an `inputs x width` row-major array
+    /// starting at `start * inputs`.
+    w: AVec,
+    bias: AVec,
+}
+
+impl Dense {
+    /// From PyTorch's layout: `weight[o * inputs + i]`, `bias[o]`.
+    pub fn from_torch(inputs: usize, outputs: usize, weight: &[f32], bias: &[f32]) -> Self {
+        assert_eq!(weight.len(), inputs * outputs);
+        assert_eq!(bias.len(), outputs);
+        let padded = pad(outputs);
+        let mut w = AVec::zeros(inputs * padded);
+        let mut b = AVec::zeros(padded);
+        b[..outputs].copy_from_slice(bias);
+        for (start, width) in blocks(padded) {
+            let base = start * inputs;
+            for i in 0..inputs {
+                for j in 0..width {
+                    let o = start + j;
+                    if o < outputs {
+                        w[base + i * width + j] = weight[o * inputs + i];
+                    }
+                }
+            }
+        }
+        Dense {
+            inputs,
+            outputs,
+            padded,
+            blocks: blocks(padded),
+            w,
+            bias: b,
+        }
+    }
+
+    /// `out[..padded] = bias + sum_k vals[k] * W[:, idx[k]]` (padding outputs are 0).
+    pub fn forward(&self, idx: &[u16], vals: &[f32], out: &mut [f32], simd: bool) {
+        assert!(out.len() >= self.padded && idx.len() == vals.len());
+        debug_assert!(idx.iter().all(|&i| usize::from(i) < self.inputs));
+        for &(start, width) in &self.blocks {
+            let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
+            let bias = &self.bias[start..start + width];
+            let o = &mut out[start..start + width];
+            #[cfg(target_arch = "x86_64")]
+            if simd && aligned(o) {
+                // SAFETY: `simd` is only true where AVX2 and FMA were detected; every index is
+                // below `inputs` (checked where the lists are built), so each row lies in `w`;
+                // weights and biases are 32-byte aligned (AVec, widths multiples of 8), `o` too.
+                unsafe { x86::block(w, width, bias, idx, vals, o) };
+                continue;
+            }
+            let _ = simd;
+            block_portable(w, width, bias, idx, vals, o);
+        }
+    }
+}
+
+fn block_portable(
+    w: &[f32],
+    width: usize,
+    bias: &[f32],
+    idx: &[u16],
+    vals: &[f32],
+    out: &mut [f32],
+) {
+    out.copy_from_slice(bias);
+    for (&i, &v) in idx.iter().zip(vals) {
+        let i = usize::from(i);
+        let row = &w[i * width..(i + 1) * width];
+        for (o, &x) in out.iter_mut().zip(row) {
+            *o += x * v;
+        }
+    }
+}
+
+/// The positive entries of `x` as (index, value) lists; returns how many. Branch-free.
+#[inline]
+pub fn nonzero(x: &[f32], idx: &mut [u16], vals: &mut [f32]) -> usize {
+    let mut n = 0;
+    for (i, &v) in x.iter().enumerate() {
+        idx[n] = i as u16;
+        vals[n] = v;
+        n += usize::from(v > 0.0);
+    }
+    n
+}
+
+/// The first layer of a net, one contiguous row of `padded` floats per input feature, so that
+/// an accumulator (its pre-activations) can add or remove single features.
+#[derive(Clone, Debug)]
+pub struct FirstLayer {
+    pub inputs: usize,
+    pub outputs: usize,
+    pub padded: usize,
+    rows: AVec,
+    bias: AVec,
+}
+
+impl FirstLayer {
+    pub fn from_torch(inputs: usize, outputs: usize, weight: &[f32], bias: &[f32]) -> Self {
+        assert_eq!(weight.len(), inputs * outputs);
+        let padded = pad(outputs);
+        let mut rows = AVec::zeros(inputs * padded);
+        for o in 0..outputs {
+            for i in 0..inputs {
+                rows[i * padded + o] = weight[o * inputs + i];
+            }
+        }
+        let mut b = AVec::zeros(padded);
+        b[..outputs].copy_from_slice(bias);
+        FirstLayer {
+            inputs,
+            outputs,
+            padded,
+            rows,
+            bias: b,
+        }
+    }
+
+    #[inline]
+    pub fn row(&self, feature: usize) -> &[f32] {
+        &self.rows[feature * self.padded..(feature + 1) * self.padded]
+    }
+
+    /// From scratch: `acc = bias + sum of the rows of the active features`.
+    pub fn refresh(&self, features: &[u16], acc: &mut [f32], simd: bool) {
+        self.update(&self.bias, features, &[], acc, simd);
+    }
+
+    /// `dst = src + rows(add) - rows(sub)` over the padded width.
+    #[inline]
+    pub fn update(&self, src: &[f32], add: &[u16], sub: &[u16], dst: &mut [f32], simd: bool) {
+        let n = self.padded;
+        let (src, dst) = (&src[..n], &mut dst[..n]);
+        assert!(add.iter().chain(sub).all(|&f| usize::from(f) < self.inputs));
+        #[cfg(target_arch = "x86_64")]
+        if simd && aligned(src) && aligned(dst) {
+            // SAFETY: AVX2 detected (see `SIMD`); all rows are in bounds (asserted above); rows,
+            // `src` and `dst` are 32-byte aligned.
+            unsafe { x86::update(&self.rows, n, src, add, sub, dst) };
+            return;
+        }
+        let _ = simd;
+        dst.copy_from_slice(src);
+        for &f in add {
+            for (d, &w) in dst.iter_mut().zip(self.row(usize::from(f))) {
+                *d += w;
+            }
+        }
+        for &f in sub {
+            for (d, &w) in dst.iter_mut().zip(self.row(usize::from(f))) {
+                *d -= w;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// One output block of [`super::Dense::forward`] with `width / 8` register accumulators.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn block(
+        w: &[f32],
+        width: usize,
+        bias: &[f32],
+        idx: &[u16],
+        vals: &[f32],
+        out: &mut [f32],
+    ) {
+        // SAFETY (all arms): the caller guarantees the features and the bounds.
+        unsafe {
+            match width / 8 {
+                12 => block_n::<12>(w, width, bias, idx, vals, out),
+                11 => block_n::<11>(w, width, bias, idx, vals, out),
+                10 => block_n::<10>(w, width, bias, idx, vals, out),
+                9 => block_n::<9>(w, width, bias, idx, vals, out),
+                8 => block_n::<8>(w, width, bias, idx, vals, out),
+                7 => block_n::<7>(w, width, bias, idx, vals, out),
+                6 => block_n::<6>(w, width, bias, idx, vals, out),
+                5 => block_n::<5>(w, width, bias, idx, vals, out),
+                4 => block_n::<4>(w, width, bias, idx, vals, out),
+                3 => block_n::<3>(w, width, bias, idx, vals, out),
+                2 => block_n::<2>(w, width, bias, idx, vals, out),
+                _ => block_n::<1>(w, width, bias, idx, vals, out),
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn block_n<const N: usize>(
+        w: &[f32],
+        width: usize,
+        bias: &[f32],
+        idx: &[u16],
+        vals: &[f32],
+        out: &mut [f32],
+    ) {
+        debug_assert!(width == N * 8 && bias.len() >= width && out.len() >= width);
+        unsafe {
+            let mut acc = [_mm256_setzero_ps(); N];
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a = _mm256_load_ps(bias.as_ptr().add(8 * j));
+            }
+            let wp = w.as_ptr();
+            for k in 0..idx.len() {
+                let v = _mm256_set1_ps(*vals.get_unchecked(k));
+                let row = wp.add(usize::from(*idx.get_unchecked(k)) * width);
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(_mm256_load_ps(row.add(8 * j)), v, *a);
+                }
+            }
+            for (j, a) in acc.iter().enumerate() {
+                _mm256_store_ps(out.as_mut_ptr().add(8 * j), *a);
+            }
+        }
+    }
+
+    /// `dst = src + rows(add) - rows(sub)`, `n` a multiple of 8.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn update(
+        rows: &[f32],
+        n: usize,
+        src: &[f32],
+        add: &[u16],
+        sub: &[u16],
+        dst: &mut [f32],
+    ) {
+        unsafe {
+            let rp = rows.as_ptr();
+            let mut j = 0;
+            // 32 floats at a time (four registers), then 8.
+            while j + 32 <= n {
+                let mut a = [
+                    _mm256_load_ps(src.as_ptr().add(j)),
+                    _mm256_load_ps(src.as_ptr().add(j + 8)),
+                    _mm256_load_ps(src.as_ptr().add(j + 16)),
+                    _mm256_load_ps(src.as_ptr().add(j + 24)),
+                ];
+                for &f in add {
+                    let r = rp.add(usize::from(f) * n + j);
+                    for (q, x) in a.iter_mut().enumerate() {
+                        *x = _mm256_add_ps(*x, _mm256_load_ps(r.add(8 * q)));
+                    }
+                }
+                for &f in sub {
+                    let r = rp.add(usize::from(f) * n + j);
+                    for (q, x) in a.iter_mut().enumerate() {
+                        *x = _mm256_sub_ps(*x, _mm256_load_ps(r.add(8 * q)));
+                    }
+                }
+                for (q, x) in a.iter().enumerate() {
+                    _mm256_store_ps(dst.as_mut_ptr().add(j + 8 * q), *x);
+                }
+                j += 32;
+            }
+            while j < n {
+                let mut x = _mm256_load_ps(src.as_ptr().add(j));
+                for &f in add {
+                    x = _mm256_add_ps(x, _mm256_load_ps(rp.add(usize::from(f) * n + j)));
+                }
+                for &f in sub {
+                    x = _mm256_sub_ps(x, _mm256_load_ps(rp.add(usize::from(f) * n + j)));
+                }
+                _mm256_store_ps(dst.as_mut_ptr().add(j), x);
+                j += 8;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn reference(inputs: usize, outputs: usize, w: &[f32], b: &[f32], x: &[f32]) -> Vec<f32> {
+        (0..outputs)
+            .map(|o| {
+                let mut s = b[o];
+                for i in 0..inputs {
+                    s += w[o * inputs + i] * x[i];
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dense_matches_nested_loops_on_every_kernel() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for (inputs, outputs) in [(600, 400), (200, 100), (100, 2), (37, 1), (16, 72)] {
+            let w: Vec<f32> = (0..inputs * outputs)
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect();
+            let b: Vec<f32> = (0..outputs).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let x: Vec<f32> = (0..inputs)
+                .map(|_| rng.random_range(-1.0f32..1.0).max(0.0))
+                .collect();
+            let want = reference(inputs, outputs, &w, &b, &x);
+            let d = Dense::from_torch(inputs, outputs, &w, &b);
+            let mut idx = vec![0u16; inputs];
+            let mut vals = vec![0f32; inputs];
+            let n = nonzero(&x, &mut idx, &mut vals);
+            assert!(n > 0 && n < inputs);
+            for simd in [false, *SIMD] {
+                let mut out = AVec::zeros(d.padded);
+                out.fill(f32::NAN);
+                d.forward(&idx[..n], &vals[..n], &mut out, simd);
+                for o in 0..outputs {
+                    assert!((out[o] - want[o]).abs() < 1e-3, "{inputs}x{outputs} o={o}");
+                }
+                assert!(out[outputs..].iter().all(|&v| v == 0.0));
+            }
+        }
+    }
+
+    #[test]
+    fn first_layer_update_matches_refresh() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let (inputs, outputs) = (773, 600);
+        let w: Vec<f32> = (0..inputs * outputs)
+            .map(|_| rng.random_range(-0.1..0.1))
+            .collect();
+        let b: Vec<f32> = (0..outputs).map(|_| rng.random_range(-0.1..0.1)).collect();
+        let l = FirstLayer::from_torch(inputs, outputs, &w, &b);
+        for simd in [false, *SIMD] {
+            let mut a = AVec::zeros(l.padded);
+            l.refresh(&[3, 700, 12], &mut a, simd);
+            let mut c = AVec::zeros(l.padded);
+            l.update(&a, &[5], &[700], &mut c, simd);
+            let mut want = AVec::zeros(l.padded);
+            l.refresh(&[3, 5, 12], &mut want, simd);
+            for o in 0..outputs {
+                let direct = b[o] + w[o * inputs + 3] + w[o * inputs + 5] + w[o * inputs + 12];
+                assert!((want[o] - direct).abs() < 1e-5);
+                assert!((c[o] - want[o]).abs() < 1e-5);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    #[test]
+    #[ignore]
+    fn kernel_speed() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let (inputs, outputs) = (600, 400);
+        let w: Vec<f32> = (0..inputs * outputs)
+            .map(|_| rng.random_range(-1.0..1.0))
+            .collect();
+        let b: Vec<f32> = (0..outputs).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let d = Dense::from_torch(inputs, outputs, &w, &b);
+        let xs: Vec<Vec<f32>> = (0..64)
+            .map(|_| {
+                (0..inputs)
+                    .map(|_| rng.random_range(-1.0f32..1.0).max(0.0))
+                    .collect()
+            })
+            .collect();
+        let mut out = AVec::zeros(d.padded);
+        let mut idx = vec![0u16; inputs];
+        let mut vals = vec![0f32; inputs];
+        for (label, set) in [("same input", &xs[..1]), ("64 inputs", &xs[..])] {
+            let t = crate::nn::accuracy::thread_seconds();
+            let mut n = 0;
+            while crate::nn::accuracy::thread_seconds() - t < 0.5 {
+                for _ in 0..1000 / set.len() {
+                    for x in set {
+                        let k = nonzero(x, &mut idx, &mut vals);
+                        d.forward(&idx[..k], &vals[..k], &mut out, *SIMD);
+                        n += 1;
+                    }
+                }
+            }
+            let dt = crate::nn::accuracy::thread_seconds() - t;
+            eprintln!("{label}: {:.2} us per 600x400 layer", dt / n as f64 * 1e6);
+        }
+    }
+}

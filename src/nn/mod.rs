@@ -1,0 +1,49 @@
+//! Native (no libtorch) inference of the neural evaluators DeepChess and Deep Pink, their input
+//! features, the incremental first layer, and the training data sets.
+//!
+//! # Net files
+//! safetensors, f32 little-endian, PyTorch `nn.Linear` layout (weight `[out, in]`, bias `[out]`).
+//! `__metadata__` (string map) holds at least `format` = `deepred-nn`, `kind` = `deepchess` |
+//! `deeppink`, `architecture` (e.g. `773-600-400-200-100/200-400-200-100-2`), `features`
+//! (`deepchess773` | `deeppink768`), `games` and `validation_accuracy` (free text), and for Deep
+//! Pink optionally `cp_scale` (default `100`). Every layer is ReLU except the last of a stack.
+//! - deepchess: Pos2Vec `pos2vec.{0,1,2,3}.{weight,bias}` (773-600-400-200-100, ReLU after every
+//!   layer including the last), comparator `cmp.{0,1,2,3}.*` (200-400-200-100-2, ReLU after the
+//!   first three). Comparator input = concat(pos2vec(a), pos2vec(b)); softmax(logits)[0] is the
+//!   probability that `a` is better for White than `b`.
+//! - deeppink: `layers.{0..k}.*`, 768-H1-...-1 (sizes read from the tensors); output f(p) is the
+//!   score for the side to move, centipawns = f * cp_scale.
+//!
+//! A missing, truncated or foreign file, a wrong kind, a missing tensor or a wrong shape is an
+//! error that names the file and the problem (see [`net`]).
+//!
+//! # Features
+//! Square index = shakmaty `Square as usize` (a1 = 0 .. h8 = 63); piece index 0..5 = pawn, knight,
+//! bishop, rook, queen, king.
+//! - deepchess773: `colour*384 + piece*64 + square` (white 0, black 1); 768 = White to move;
+//!   769..772 = castling rights White king-side, White queen-side, Black king-side, Black
+//!   queen-side.
+//! - deeppink768: from the side to move's view: with Black to move, ranks are mirrored
+//!   (`square ^ 56`) and colours swapped; index = (0 mover, 1 opponent)*384 + piece*64 + square.
+//!
+//! # Data set files (`deepred dataset`, little-endian)
+//! 16-byte header: `b"DRDSET01"`, kind u8 (1 deepchess, 2 deeppink), 3 zero bytes, record count
+//! u32. A board block is 66 bytes: 64 squares a1..h8 (0 empty, 1-6 white P N B R Q K, 7-12 black
+//! p n b r q k), side to move (0 white, 1 black), castling bits (1 WK, 2 WQ, 4 BK, 8 BQ).
+//! - DeepChess record, 72 bytes: board, result u8 (1 White won, 2 Black won), split u8 (0 train,
+//!   1 validation), game index u32.
+//! - Deep Pink record, 204 bytes: p, q, r boards (q = after the move played, r = after a random
+//!   other legal move), split u8, 0 u8, game index u32.
+
+pub mod accuracy;
+pub mod cache;
+pub mod data;
+pub mod deepchess;
+pub mod deeppink;
+pub mod features;
+pub mod layers;
+pub mod net;
+pub mod random;
+
+pub use deepchess::DeepChess;
+pub use deeppink::DeepPink;

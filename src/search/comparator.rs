@@ -1,0 +1,621 @@
+//! The search of a comparator evaluator (DeepChess): alpha-beta as in the DeepChess paper, where
+//! alpha and beta are *positions* (alpha_pos, beta_pos) rather than numbers, and a new leaf is
+//! compared with them through the net. White maximises, Black minimises.
+//!
+//! Values are leaves (a position and its Pos2Vec vector), or exact outcomes: a mate (preferred
+//! by distance: the winner wants it sooner, the loser later) or a draw (stalemate, fifty moves,
+//! repetition, insufficient material). A draw is compared with a position `p` by asking the net
+//! whether `p` is better for White than its colour mirror (the mirror is exactly as good for
+//! Black, so "better than the mirror" means "better than equal"). The same probability, turned
+//! into a logistic centipawn figure, is the score of `info` lines.
+//!
+//! Iterative deepening with time, node and depth limits and `stop`; moves ordered by the best
+//! move of the previous visit (a private move table), captures (MVV-LVA), killers; a quiescence
+//! search over captures that do not lose material (by SEE). Single-threaded: `Threads` and
+//! `MultiPV` do not apply.
+
+use std::cell::OnceCell;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use shakmaty::{Chess, Color, Move, MoveList, Position};
+
+use super::time::TimeBudget;
+use super::tt::encode_move;
+use super::{
+    Line, MATE, MAX_PLY, SearchParams, SearchResult, Shared, format_score, hash_of, play, see,
+    uci_move, value_of,
+};
+use crate::eval::ComparatorEvaluator;
+
+/// Quiescence plies at most.
+const QDEPTH: u32 = 6;
+const MOVE_TABLE: usize = 1 << 18;
+const CMP_CACHE: usize = 1 << 16;
+
+/// A position reached by the search.
+struct Leaf {
+    key: u64,
+    pos: Chess,
+    vec: Vec<f32>,
+    /// P(this position is better for White than its colour mirror).
+    vs_mirror: OnceCell<f32>,
+}
+
+#[derive(Clone)]
+enum Val {
+    /// Worse for White than anything (initial alpha).
+    Lo,
+    /// Better for White than anything (initial beta).
+    Hi,
+    /// Checkmate `ply` plies from the root, won by White if `white`.
+    Mate {
+        white: bool,
+        ply: u32,
+    },
+    Draw,
+    Pos(Rc<Leaf>),
+}
+
+impl Val {
+    fn class(&self) -> (i32, i64) {
+        match self {
+            Val::Lo => (0, 0),
+            Val::Mate { white: false, ply } => (1, i64::from(*ply)),
+            Val::Draw | Val::Pos(_) => (2, 0),
+            Val::Mate { white: true, ply } => (3, -i64::from(*ply)),
+            Val::Hi => (4, 0),
+        }
+    }
+}
+
+struct Searcher<'a> {
+    eval: &'a dyn ComparatorEvaluator,
+    shared: &'a Shared,
+    params: &'a SearchParams,
+    budget: Option<TimeBudget>,
+    nodes: u64,
+    unflushed: u64,
+    stopped: bool,
+    seldepth: usize,
+    keys: Vec<u64>,
+    pv: Vec<Vec<Move>>,
+    killers: Vec<[u16; 2]>,
+    move_table: Vec<(u64, u16)>,
+    cmp_cache: Vec<(u64, u64, f32)>,
+    pub comparisons: u64,
+}
+
+impl<'a> Searcher<'a> {
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unflushed += 1;
+        if self.unflushed >= 16 {
+            self.flush_nodes();
+            self.check_limits();
+        }
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    fn check_limits(&mut self) {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+            return;
+        }
+        if let Some(n) = self.params.limits.nodes
+            && self.shared.nodes.load(Ordering::Relaxed) >= n
+        {
+            self.stop_all();
+            return;
+        }
+        if let Some(b) = self.budget
+            && !self.shared.pondering.load(Ordering::Relaxed)
+        {
+            let limit = if self.params.limits.ponder {
+                b.soft_ms
+            } else {
+                b.hard_ms
+            };
+            if self.shared.elapsed_ms() >= limit {
+                self.stop_all();
+            }
+        }
+    }
+
+    fn stop_all(&mut self) {
+        self.stopped = true;
+        self.shared.stop.store(true, Ordering::SeqCst);
+    }
+
+    fn leaf(&self, pos: &Chess, hash: u64) -> Val {
+        let mut vec = vec![0.0; self.eval.embed_len()];
+        self.eval.embed(pos, hash, &mut vec);
+        Val::Pos(Rc::new(Leaf {
+            key: hash,
+            pos: pos.clone(),
+            vec,
+            vs_mirror: OnceCell::new(),
+        }))
+    }
+
+    fn vs_mirror(&mut self, l: &Leaf) -> f32 {
+        if let Some(&p) = l.vs_mirror.get() {
+            return p;
+        }
+        let mut m = vec![0.0; self.eval.embed_len()];
+        self.eval.embed_mirror(&l.pos, l.key, &mut m);
+        self.comparisons += 1;
+        let p = self.eval.compare(&l.vec, &m);
+        let _ = l.vs_mirror.set(p);
+        p
+    }
+
+    fn prob(&mut self, a: &Leaf, b: &Leaf) -> f32 {
+        let i = ((a.key ^ b.key.rotate_left(23)) as usize) & (CMP_CACHE - 1);
+        let e = self.cmp_cache[i];
+        if e.0 == a.key && e.1 == b.key {
+            return e.2;
+        }
+        self.comparisons += 1;
+        let p = self.eval.compare(&a.vec, &b.vec);
+        self.cmp_cache[i] = (a.key, b.key, p);
+        p
+    }
+
+    /// Is `a` strictly better for White than `b`?
+    fn better(&mut self, a: &Val, b: &Val) -> bool {
+        let (ca, ta) = a.class();
+        let (cb, tb) = b.class();
+        if ca != cb {
+            return ca > cb;
+        }
+        match (a, b) {
+            (Val::Pos(x), Val::Pos(y)) => x.key != y.key && self.prob(x, y) > 0.5,
+            (Val::Pos(x), Val::Draw) => self.vs_mirror(x) > 0.5,
+            (Val::Draw, Val::Pos(y)) => self.vs_mirror(y) < 0.5,
+            _ => ta > tb,
+        }
+    }
+
+    /// Draw by the fifty-move rule, repetition or insufficient material.
+    fn is_draw(&self, pos: &Chess) -> bool {
+        let half = pos.halfmoves() as usize;
+        if half >= 100 {
+            return !pos.is_checkmate();
+        }
+        let n = self.keys.len();
+        if n >= 5 && half >= 4 {
+            let key = self.keys[n - 1];
+            let stop = n.saturating_sub(half + 1);
+            let mut i = n - 3;
+            while i >= stop {
+                if self.keys[i] == key {
+                    return true;
+                }
+                if i < 2 {
+                    break;
+                }
+                i -= 2;
+            }
+        }
+        pos.is_insufficient_material()
+    }
+
+    fn table_move(&self, hash: u64) -> u16 {
+        let e = self.move_table[(hash as usize) & (MOVE_TABLE - 1)];
+        if e.0 == hash { e.1 } else { 0 }
+    }
+
+    /// Moves in search order: table move, captures by MVV-LVA, killers, the rest.
+    fn order(&self, moves: &MoveList, hash: u64, ply: usize) -> Vec<Move> {
+        let tm = self.table_move(hash);
+        let killers = self.killers[ply];
+        let mut scored: Vec<(i32, Move)> = moves
+            .iter()
+            .map(|m| {
+                let code = encode_move(m);
+                let s = if code == tm {
+                    1_000_000
+                } else if let Some(v) = m.capture() {
+                    100_000 + value_of(v) * 8 - value_of(m.role()) / 16
+                } else if m.is_promotion() {
+                    90_000
+                } else if code == killers[0] {
+                    50_000
+                } else if code == killers[1] {
+                    49_000
+                } else {
+                    0
+                };
+                (s, *m)
+            })
+            .collect();
+        scored.sort_by_key(|x| std::cmp::Reverse(x.0));
+        scored.into_iter().map(|(_, m)| m).collect()
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    /// Folds child value `v` of move `m` into (best, alpha, beta); true on a cutoff.
+    #[allow(clippy::too_many_arguments)]
+    fn consider(
+        &mut self,
+        white: bool,
+        v: Val,
+        m: Move,
+        ply: usize,
+        best: &mut Option<(Val, Move)>,
+        alpha: &mut Val,
+        beta: &mut Val,
+        pv: bool,
+    ) -> bool {
+        let improves = match best {
+            None => true,
+            Some((b, _)) => {
+                if white {
+                    self.better(&v, b)
+                } else {
+                    self.better(b, &v)
+                }
+            }
+        };
+        if !improves {
+            return false;
+        }
+        if pv {
+            self.update_pv(ply, m);
+        }
+        let bound_moved = if white {
+            let moved = self.better(&v, alpha);
+            if moved {
+                *alpha = v.clone();
+            }
+            moved
+        } else {
+            let moved = self.better(beta, &v);
+            if moved {
+                *beta = v.clone();
+            }
+            moved
+        };
+        *best = Some((v, m));
+        bound_moved && !self.better(beta, alpha)
+    }
+
+    fn alphabeta(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        depth: i32,
+        ply: usize,
+        mut alpha: Val,
+        mut beta: Val,
+    ) -> Val {
+        self.count_node();
+        self.pv[ply].clear();
+        if self.stopped {
+            return Val::Draw;
+        }
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if ply > 0 && self.is_draw(pos) {
+            return Val::Draw;
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if pos.is_check() {
+                Val::Mate {
+                    white: pos.turn() == Color::Black,
+                    ply: ply as u32,
+                }
+            } else {
+                Val::Draw
+            };
+        }
+        if depth <= 0 || ply >= MAX_PLY - 8 {
+            return self.quiesce(pos, hash, &moves, ply, alpha, beta, 0);
+        }
+        let white = pos.turn() == Color::White;
+        let mut best: Option<(Val, Move)> = None;
+        for m in self.order(&moves, hash, ply) {
+            let (child, child_hash) = play(pos, hash, m);
+            self.keys.push(child_hash);
+            let v = self.alphabeta(
+                &child,
+                child_hash,
+                depth - 1,
+                ply + 1,
+                alpha.clone(),
+                beta.clone(),
+            );
+            self.keys.pop();
+            if self.stopped {
+                break;
+            }
+            if self.consider(white, v, m, ply, &mut best, &mut alpha, &mut beta, true) {
+                if !m.is_capture() {
+                    let code = encode_move(&m);
+                    let k = &mut self.killers[ply];
+                    if k[0] != code {
+                        k[1] = k[0];
+                        k[0] = code;
+                    }
+                }
+                break;
+            }
+        }
+        match best {
+            Some((v, m)) => {
+                self.move_table[(hash as usize) & (MOVE_TABLE - 1)] = (hash, encode_move(&m));
+                v
+            }
+            None => Val::Draw,
+        }
+    }
+
+    /// Captures that do not lose material, until the position is quiet.
+    #[allow(clippy::too_many_arguments)]
+    fn quiesce(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        moves: &MoveList,
+        ply: usize,
+        mut alpha: Val,
+        mut beta: Val,
+        qdepth: u32,
+    ) -> Val {
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        let stand = self.leaf(pos, hash);
+        let white = pos.turn() == Color::White;
+        if qdepth >= QDEPTH || pos.is_check() || ply >= MAX_PLY - 2 {
+            return stand;
+        }
+        let turn = pos.turn();
+        let mut captures: Vec<(i32, Move)> = moves
+            .iter()
+            .filter(|m| m.is_capture() && see::see_ge(pos.board(), turn, m, 0))
+            .map(|m| {
+                (
+                    m.capture().map_or(0, value_of) * 8 - value_of(m.role()) / 16,
+                    *m,
+                )
+            })
+            .collect();
+        if captures.is_empty() {
+            return stand;
+        }
+        // Stand pat: the side to move may decline every capture.
+        if white {
+            if !self.better(&beta, &stand) {
+                return stand;
+            }
+            if self.better(&stand, &alpha) {
+                alpha = stand.clone();
+            }
+        } else {
+            if !self.better(&stand, &alpha) {
+                return stand;
+            }
+            if self.better(&beta, &stand) {
+                beta = stand.clone();
+            }
+        }
+        captures.sort_by_key(|x| std::cmp::Reverse(x.0));
+        let mut best = stand;
+        for (_, m) in captures {
+            let (child, child_hash) = play(pos, hash, m);
+            self.count_node();
+            if self.stopped {
+                break;
+            }
+            let child_moves = child.legal_moves();
+            let v = if child_moves.is_empty() {
+                if child.is_check() {
+                    Val::Mate {
+                        white,
+                        ply: ply as u32 + 1,
+                    }
+                } else {
+                    Val::Draw
+                }
+            } else if child.is_insufficient_material() {
+                Val::Draw
+            } else {
+                self.quiesce(
+                    &child,
+                    child_hash,
+                    &child_moves,
+                    ply + 1,
+                    alpha.clone(),
+                    beta.clone(),
+                    qdepth + 1,
+                )
+            };
+            let improves = if white {
+                self.better(&v, &best)
+            } else {
+                self.better(&best, &v)
+            };
+            if improves {
+                best = v;
+                if white {
+                    if self.better(&best, &alpha) {
+                        alpha = best.clone();
+                    }
+                } else if self.better(&beta, &best) {
+                    beta = best.clone();
+                }
+                if !self.better(&beta, &alpha) {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// The score of `v` for the side to move at the root, as the search's scores are
+    /// (centipawns or mate).
+    fn score(&mut self, v: &Val, root_turn: Color) -> i32 {
+        let sign = if root_turn == Color::White { 1 } else { -1 };
+        match v {
+            Val::Mate { white, ply } => {
+                let s = MATE - *ply as i32;
+                if *white { s * sign } else { -s * sign }
+            }
+            Val::Pos(l) => {
+                let p = f64::from(self.vs_mirror(l));
+                sign * crate::eval::experience::ratio_to_cp(p)
+            }
+            _ => 0,
+        }
+    }
+}
+
+/// Searches `params.root` with the comparator `eval`. `root_moves` are the legal (and allowed)
+/// root moves, not empty.
+pub fn search(
+    params: &SearchParams,
+    eval: &dyn ComparatorEvaluator,
+    shared: &Shared,
+    root_moves: Vec<Move>,
+    budget: Option<TimeBudget>,
+) -> SearchResult {
+    let mut s = Searcher {
+        eval,
+        shared,
+        params,
+        budget,
+        nodes: 0,
+        unflushed: 0,
+        stopped: false,
+        seldepth: 0,
+        keys: params.history.clone(),
+        pv: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+        killers: vec![[0; 2]; MAX_PLY + 1],
+        move_table: vec![(0, 0); MOVE_TABLE],
+        cmp_cache: vec![(0, 0, 0.0); CMP_CACHE],
+        comparisons: 0,
+    };
+    let root = &params.root;
+    let root_hash = hash_of(root);
+    s.keys.push(root_hash);
+    let white = root.turn() == Color::White;
+    let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 10, |d| {
+        (d as i32).clamp(1, MAX_PLY as i32 - 10)
+    });
+    let mut order = root_moves;
+    let mut result = SearchResult {
+        best: order.first().copied(),
+        ponder: None,
+        score: 0,
+        depth: 0,
+        nodes: 0,
+        lines: Vec::new(),
+    };
+    let start = Instant::now();
+    for depth in 1..=max_depth {
+        s.seldepth = 0;
+        s.pv[0].clear();
+        let mut alpha = Val::Lo;
+        let mut beta = Val::Hi;
+        let mut best: Option<(Val, Move)> = None;
+        let mut best_pv = Vec::new();
+        for &m in &order {
+            let (child, child_hash) = play(root, root_hash, m);
+            s.keys.push(child_hash);
+            let v = s.alphabeta(
+                &child,
+                child_hash,
+                depth - 1,
+                1,
+                alpha.clone(),
+                beta.clone(),
+            );
+            s.keys.pop();
+            if s.stopped {
+                break;
+            }
+            let before = best.as_ref().map(|b| b.1);
+            s.consider(white, v, m, 0, &mut best, &mut alpha, &mut beta, true);
+            if best.as_ref().map(|b| b.1) != before {
+                best_pv = s.pv[0].clone();
+            }
+        }
+        // A partial iteration counts when its best move was searched (the previous best is
+        // searched first, so any change is an improvement on it).
+        let Some((val, m)) = best else { break };
+        if s.stopped && depth > 1 && best_pv.first() == order.first() {
+            break;
+        }
+        if let Some(i) = order.iter().position(|&x| x == m) {
+            let mv = order.remove(i);
+            order.insert(0, mv);
+        }
+        let score = s.score(&val, root.turn());
+        result.best = Some(m);
+        result.ponder = best_pv.get(1).copied();
+        result.score = score;
+        result.depth = depth as u32;
+        result.lines = vec![Line {
+            score,
+            pv: best_pv.clone(),
+        }];
+        s.flush_nodes();
+        if params.report {
+            let ms = start.elapsed().as_millis() as u64;
+            let nodes = shared.nodes.load(Ordering::Relaxed);
+            let pv: Vec<String> = best_pv
+                .iter()
+                .map(|x| uci_move(*x, params.chess960))
+                .collect();
+            crate::uci::out::send(&format!(
+                "info depth {depth} seldepth {} score {} nodes {nodes} nps {} time {ms} pv {}",
+                s.seldepth,
+                format_score(score),
+                nodes * 1000 / ms.max(1),
+                pv.join(" ")
+            ));
+        }
+        if s.stopped {
+            break;
+        }
+        if let Val::Mate { white: w, ply } = val {
+            // A forced mate for either side: deeper searches cannot change it.
+            if w == white || params.limits.mate.is_some_and(|n| ply <= 2 * n) {
+                break;
+            }
+        }
+        if let Some(b) = budget
+            && !shared.pondering.load(Ordering::Relaxed)
+            && shared.elapsed_ms() >= b.soft_ms
+        {
+            break;
+        }
+    }
+    s.flush_nodes();
+    if params.report {
+        crate::uci::out::send(&format!(
+            "info string deepchess search: {} comparisons, Pos2Vec cache hit rate n/a",
+            s.comparisons
+        ));
+    }
+    result.nodes = shared.nodes.load(Ordering::SeqCst);
+    result
+}
