@@ -79,6 +79,9 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         per_game: usize,
     },
+    /// Train DeepChess or Deep Pink on a `deepred dataset` file with libtorch (needs a build
+    /// with `--features torch`; see scripts/train-nets.sh).
+    Train(Box<TrainArgs>),
     /// Neural net tools.
     Nn {
         #[command(subcommand)]
@@ -321,6 +324,132 @@ enum SplitArg {
     Validation,
 }
 
+#[derive(clap::Args)]
+struct TrainArgs {
+    #[arg(value_enum)]
+    kind: NetKind,
+    /// Data set file of `deepred dataset` (its split byte gives train and validation).
+    #[arg(long)]
+    data: std::path::PathBuf,
+    /// The net file to write (rewritten after every epoch).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Where the CSV log, the PNG plot and the checkpoints go.
+    #[arg(long, default_value = "data/runs")]
+    run_dir: std::path::PathBuf,
+    /// Epochs of the main training (the siamese network for DeepChess).
+    #[arg(long, default_value_t = 30)]
+    epochs: usize,
+    /// DeepChess: autoencoder epochs per Pos2Vec layer.
+    #[arg(long, default_value_t = 3)]
+    ae_epochs: usize,
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// Learning rate (Adam).
+    #[arg(long, default_value_t = 0.001)]
+    lr: f64,
+    /// Factor applied to the learning rate after every epoch.
+    #[arg(long, default_value_t = 0.95)]
+    lr_decay: f64,
+    /// DeepChess: pairs per epoch (0 = the number of positions of the smaller side).
+    #[arg(long, default_value_t = 0)]
+    pairs: usize,
+    /// Deep Pink: weight of the f(p) = -f(q) terms.
+    #[arg(long, default_value_t = 1.0)]
+    kappa: f64,
+    /// Deep Pink: hidden layer sizes.
+    #[arg(long, value_delimiter = ',', default_value = "512,256")]
+    hidden: Vec<usize>,
+    /// cpu, cuda, or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Threads of libtorch on the CPU (0: its default).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Continue from the checkpoint in --run-dir.
+    #[arg(long)]
+    resume: bool,
+    /// Free text stored as the net's `games` metadata.
+    #[arg(long, default_value = "")]
+    games_note: String,
+    /// No progress bars or per-epoch lines.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[cfg(feature = "torch")]
+fn train_command(a: TrainArgs) -> ExitCode {
+    use deepred::nn::train;
+    let device = match a.device.as_str() {
+        "cpu" => tch::Device::Cpu,
+        "cuda" => tch::Device::Cuda(0),
+        d => match d.strip_prefix("cuda:").and_then(|n| n.parse().ok()) {
+            Some(n) => tch::Device::Cuda(n),
+            None => return fail(&format!("--device '{d}' is not cpu, cuda or cuda:N")),
+        },
+    };
+    if matches!(device, tch::Device::Cuda(_)) && !tch::Cuda::is_available() {
+        return fail("--device cuda: no CUDA device is available to libtorch");
+    }
+    let kind = a.kind.kind();
+    let o = train::TrainOptions {
+        kind,
+        out: a
+            .out
+            .unwrap_or_else(|| format!("nets/{}.safetensors", kind.name()).into()),
+        data: a.data,
+        run_dir: a.run_dir,
+        epochs: a.epochs,
+        ae_epochs: a.ae_epochs,
+        batch: a.batch,
+        lr: a.lr,
+        lr_decay: a.lr_decay,
+        pairs: a.pairs,
+        kappa: a.kappa,
+        hidden: a.hidden,
+        device,
+        threads: a.threads,
+        seed: a.seed,
+        resume: a.resume,
+        games_note: a.games_note,
+        quiet: a.quiet,
+    };
+    match train::train(&o) {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+#[cfg(feature = "torch")]
+fn export_torchscript(net: &std::path::Path, out: &std::path::Path) -> ExitCode {
+    match deepred::nn::train::export_torchscript(net, out) {
+        Ok(m) => {
+            println!("{m}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+#[cfg(not(feature = "torch"))]
+fn export_torchscript(_: &std::path::Path, _: &std::path::Path) -> ExitCode {
+    fail("this deepred was built without the `torch` feature; TorchScript needs libtorch")
+}
+
+#[cfg(not(feature = "torch"))]
+fn train_command(_: TrainArgs) -> ExitCode {
+    fail(
+        "this deepred was built without the `torch` feature; training needs libtorch: \
+         scripts/torch-venv.sh, eval \"$(scripts/torch-env.sh)\", \
+         cargo build --release --features torch",
+    )
+}
+
 #[derive(Subcommand)]
 enum NnCmd {
     /// DeepChess pair accuracy or Deep Pink triplet accuracy on PGN games, and speed.
@@ -344,6 +473,13 @@ enum NnCmd {
         val_fraction: f64,
         #[arg(long, default_value_t = 20)]
         per_game: usize,
+    },
+    /// Write a net as a TorchScript module that EvalFile accepts (needs --features torch).
+    ExportTorchscript {
+        #[arg(long)]
+        net: std::path::PathBuf,
+        #[arg(long)]
+        out: std::path::PathBuf,
     },
     /// Write a randomly initialised net (for trying the engine before trained nets exist).
     RandomNet {
@@ -441,6 +577,7 @@ fn main() -> ExitCode {
             print!("{}", deepred::eval_report(&pos, &ctx));
             ExitCode::SUCCESS
         }
+        Some(Cmd::Train(args)) => train_command(*args),
         Some(Cmd::Dataset {
             kind,
             pgn,
@@ -912,6 +1049,7 @@ fn nn_command(what: NnCmd) -> ExitCode {
                 Err(e) => fail(&e),
             }
         }
+        NnCmd::ExportTorchscript { net, out } => export_torchscript(&net, &out),
         NnCmd::RandomNet { kind, out, seed } => {
             match deepred::nn::random::write(&out, kind.kind(), seed) {
                 Ok(()) => {

@@ -127,12 +127,24 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> 
         "experience" => Ok(Evaluator::Scalar(experience_evaluator(ctx)?)),
         "deepchess" => {
             let path = crate::nn::net::resolve("deepchess", ctx.eval_file.as_deref())?;
+            #[cfg(feature = "torch")]
+            if crate::nn::torchscript::is_torchscript(&path) {
+                return Ok(Evaluator::Comparator(Arc::new(
+                    crate::nn::torchscript::ScriptChess::load(&path)?,
+                )));
+            }
             Ok(Evaluator::Comparator(Arc::new(
                 deepchess::DeepChessEval::load(&path)?,
             )))
         }
         "deeppink" => {
             let path = crate::nn::net::resolve("deeppink", ctx.eval_file.as_deref())?;
+            #[cfg(feature = "torch")]
+            if crate::nn::torchscript::is_torchscript(&path) {
+                return Ok(Evaluator::Scalar(Arc::new(
+                    crate::nn::torchscript::ScriptPink::load(&path)?,
+                )));
+            }
             Ok(Evaluator::Scalar(Arc::new(deeppink::DeepPinkEval::load(
                 &path,
             )?)))

@@ -43,7 +43,12 @@ pub mod deeppink;
 pub mod features;
 pub mod layers;
 pub mod net;
+pub mod plot;
 pub mod random;
+#[cfg(feature = "torch")]
+pub mod torchscript;
+#[cfg(feature = "torch")]
+pub mod train;
 
 pub use deepchess::DeepChess;
 pub use deeppink::DeepPink;

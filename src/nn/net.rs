@@ -64,6 +64,11 @@ impl NetFile {
                 bytes.len()
             ));
         }
+        if bytes.starts_with(b"PK\x03\x04") {
+            return Err(
+                "this is a TorchScript module (a zip archive); this build reads safetensors nets only, TorchScript needs a build with --features torch".to_string(),
+            );
+        }
         let (_, metadata) = SafeTensors::read_metadata(bytes)
             .map_err(|e| format!("not a valid safetensors file (truncated or corrupt?): {e}"))?;
         let meta = metadata.metadata().clone().unwrap_or_default();
