@@ -1,0 +1,280 @@
+//! The `torch` feature: native inference against tch on the same weights, training end to end
+//! (log, plot, checkpoint, resume, a net the engine loads), and TorchScript nets through
+//! `EvalFile`. Run with `cargo test --release --features torch` (see scripts/torch-env.sh).
+#![cfg(feature = "torch")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use deepred::games::pgn::read_games;
+use deepred::nn::net::Kind;
+use deepred::nn::{DeepChess, DeepPink, features, train};
+use shakmaty::{Chess, Position};
+
+const BIN: &str = env!("CARGO_BIN_EXE_deepred");
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepred-torch-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn shared(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/pgn/games")
+        .join(name)
+}
+
+/// Positions of real games (every 7th position of the first games of a shared file).
+fn positions(n: usize) -> Vec<Chess> {
+    let file = std::fs::File::open(shared("TCEC_Season_13_-_Superfinal.pgn")).unwrap();
+    let mut out = Vec::new();
+    for g in read_games(file).into_iter().flatten() {
+        for (i, p) in g.positions().into_iter().enumerate() {
+            if i % 7 == 3 {
+                out.push(p);
+            }
+        }
+        if out.len() >= n {
+            break;
+        }
+    }
+    out.truncate(n);
+    assert_eq!(out.len(), n);
+    out
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-4 * (1.0 + a.abs().max(b.abs()))
+}
+
+fn deepred(args: &[&str]) -> (bool, String, String) {
+    let o = Command::new(BIN).args(args).output().unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn native_inference_equals_tch_on_the_same_weights() {
+    let dir = temp_dir("equal");
+    let pos = positions(200);
+    // DeepChess: comparator logits of (a, b) pairs, Pos2Vec through the native kernels.
+    let net_file = dir.join("dc.safetensors");
+    deepred::nn::random::write(&net_file, Kind::DeepChess, 7).unwrap();
+    let native = DeepChess::load(&net_file).unwrap();
+    let (a, b): (Vec<&Chess>, Vec<&Chess>) = (pos.iter().collect(), pos.iter().rev().collect());
+    let fa: Vec<Vec<u16>> = a.iter().map(|p| features::deepchess(p).to_vec()).collect();
+    let fb: Vec<Vec<u16>> = b.iter().map(|p| features::deepchess(p).to_vec()).collect();
+    let reference = train::tch_outputs(&net_file, Kind::DeepChess, &fa, &fb).unwrap();
+    let mut differ = 0;
+    for i in 0..pos.len() {
+        let l = native.logits(&native.pos2vec(a[i]), &native.pos2vec(b[i]));
+        for k in 0..2 {
+            if !close(l[k], reference[i][k]) {
+                differ += 1;
+                eprintln!("pair {i}: native {:?}, tch {:?}", l, reference[i]);
+            }
+        }
+    }
+    assert_eq!(differ, 0);
+    // Deep Pink: f of positions from the side to move's view.
+    let net_file = dir.join("dp.safetensors");
+    deepred::nn::random::write(&net_file, Kind::DeepPink, 8).unwrap();
+    let native = DeepPink::load(&net_file).unwrap();
+    let fp: Vec<Vec<u16>> = pos
+        .iter()
+        .map(|p| features::deeppink(p, p.turn()).to_vec())
+        .collect();
+    let reference = train::tch_outputs(&net_file, Kind::DeepPink, &fp, &[]).unwrap();
+    for (i, p) in pos.iter().enumerate() {
+        let f = native.forward(p);
+        assert!(
+            close(f, reference[i][0]),
+            "position {i}: native {f}, tch {}",
+            reference[i][0]
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn training_logs_plots_checkpoints_resumes_and_writes_a_net_the_engine_loads() {
+    let dir = temp_dir("train");
+    let pgn = shared("Korchnoi.pgn");
+    for (kind, extra, per_game) in [
+        (
+            "deepchess",
+            &["--ae-epochs", "1", "--pairs", "2000"][..],
+            "20",
+        ),
+        ("deeppink", &["--hidden", "32,16"][..], "2"),
+    ] {
+        let data = dir.join(format!("{kind}.bin"));
+        let (ok, _, err) = deepred(&[
+            "dataset",
+            kind,
+            "--pgn",
+            pgn.to_str().unwrap(),
+            "--out",
+            data.to_str().unwrap(),
+            "--val-fraction",
+            "0.2",
+            "--per-game",
+            per_game,
+        ]);
+        assert!(ok, "{err}");
+        let net = dir.join(format!("{kind}.safetensors"));
+        let run = dir.join("runs");
+        let train = |epochs: &str, resume: bool| {
+            let mut args = vec![
+                "train",
+                kind,
+                "--data",
+                data.to_str().unwrap(),
+                "--out",
+                net.to_str().unwrap(),
+                "--run-dir",
+                run.to_str().unwrap(),
+                "--epochs",
+                epochs,
+                "--threads",
+                "2",
+                "--quiet",
+            ];
+            args.extend_from_slice(extra);
+            if resume {
+                args.push("--resume");
+            }
+            deepred(&args)
+        };
+        let (ok, out, err) = train("1", false);
+        assert!(ok, "{out}\n{err}");
+        let csv = std::fs::read_to_string(run.join(format!("{kind}.csv"))).unwrap();
+        let main_epochs = |csv: &str| -> Vec<String> {
+            csv.lines()
+                .filter(|l| l.starts_with("main,"))
+                .map(|l| l.split(',').nth(1).unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(main_epochs(&csv), ["1"], "{csv}");
+        if kind == "deepchess" {
+            assert_eq!(csv.lines().filter(|l| l.starts_with("ae")).count(), 4);
+        }
+        let png = std::fs::read(run.join(format!("{kind}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // Resume: epoch 2 only, not epoch 1 again.
+        let (ok, out, err) = train("2", true);
+        assert!(ok, "{out}\n{err}");
+        let csv = std::fs::read_to_string(run.join(format!("{kind}.csv"))).unwrap();
+        assert_eq!(main_epochs(&csv), ["1", "2"], "{csv}");
+        // The net loads natively and through UCI, and its metadata says what it is.
+        let file = deepred::nn::net::NetFile::load(&net, None).unwrap();
+        assert_eq!(file.kind.name(), kind);
+        assert!(file.meta_or("validation_accuracy").contains('%'));
+        let mut e = common::Uci::start();
+        e.send(&format!("setoption name EvalFile value {}", net.display()));
+        e.send(&format!("setoption name Evaluator value {kind}"));
+        e.send("position startpos moves e2e4");
+        e.send("go depth 2");
+        let (best, lines) = e.bestmove(Duration::from_secs(30));
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+        let pos = Chess::default()
+            .play(
+                shakmaty::uci::UciMove::from_ascii(b"e2e4")
+                    .unwrap()
+                    .to_move(&Chess::default())
+                    .unwrap(),
+            )
+            .unwrap();
+        let best = best.split_whitespace().nth(1).unwrap().to_string();
+        let m: shakmaty::uci::UciMove = best.parse().unwrap();
+        assert!(m.to_move(&pos).is_ok(), "illegal bestmove {best}");
+        e.quit();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn torchscript_modules_work_through_eval_file_and_match_the_net() {
+    let dir = temp_dir("script");
+    for (kind, seed) in [(Kind::DeepPink, 3), (Kind::DeepChess, 4)] {
+        let net = dir.join(format!("{}.safetensors", kind.name()));
+        deepred::nn::random::write(&net, kind, seed).unwrap();
+        let script = dir.join(format!("{}.pt", kind.name()));
+        let (ok, out, err) = deepred(&[
+            "nn",
+            "export-torchscript",
+            "--net",
+            net.to_str().unwrap(),
+            "--out",
+            script.to_str().unwrap(),
+        ]);
+        assert!(ok, "{out}\n{err}");
+        assert!(deepred::nn::torchscript::is_torchscript(&script));
+        // Same outputs as the native net on real positions.
+        let pos = positions(30);
+        match kind {
+            Kind::DeepPink => {
+                let native = DeepPink::load(&net).unwrap();
+                let ts = deepred::nn::torchscript::ScriptPink::load(&script).unwrap();
+                for p in &pos {
+                    let (a, b) = (native.forward(p), ts.forward(p).unwrap());
+                    assert!(close(a, b), "native {a}, TorchScript {b}");
+                }
+            }
+            Kind::DeepChess => {
+                use deepred::eval::ComparatorEvaluator;
+                let native = DeepChess::load(&net).unwrap();
+                let ts = deepred::nn::torchscript::ScriptChess::load(&script).unwrap();
+                for w in pos.windows(2) {
+                    let a = native.compare(&native.pos2vec(&w[0]), &native.pos2vec(&w[1]));
+                    let b = ts.prob_first_better(&w[0], &w[1]);
+                    assert!(close(a, b), "native {a}, TorchScript {b}");
+                }
+            }
+        }
+        // Through UCI.
+        let mut e = common::Uci::start();
+        e.send(&format!(
+            "setoption name EvalFile value {}",
+            script.display()
+        ));
+        e.send(&format!("setoption name Evaluator value {}", kind.name()));
+        e.send("go depth 2");
+        let (best, lines) = e.bestmove(Duration::from_secs(60));
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+        let best = best.split_whitespace().nth(1).unwrap().to_string();
+        let m: shakmaty::uci::UciMove = best.parse().unwrap();
+        assert!(
+            m.to_move(&Chess::default()).is_ok(),
+            "illegal bestmove {best}"
+        );
+        e.quit();
+    }
+    // A file that is neither: a clear error, the engine keeps pst.
+    let junk = dir.join("junk.pt");
+    std::fs::write(&junk, b"PK\x03\x04 not really a zip").unwrap();
+    let mut e = common::Uci::start();
+    e.send(&format!("setoption name EvalFile value {}", junk.display()));
+    e.send("setoption name Evaluator value deeppink");
+    e.send("isready");
+    let lines = e.until(Duration::from_secs(30), |l| l == "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string") && l.contains("TorchScript")),
+        "{lines:?}"
+    );
+    e.send("go depth 2");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert_ne!(best.split_whitespace().nth(1), Some("0000"));
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
