@@ -5,8 +5,8 @@
 //! `draws`. Since schema version 2 they are `WITHOUT ROWID` tables whose primary key is
 //! (parent, mv): the unique key is the table itself and also the index by parent, which makes
 //! rows 37% smaller and imports faster than a rowid table plus a unique index (version 1, which
-//! is migrated on first write). `id` numbers rows in the order they were first learned (the next
-//! id of each table is kept in `meta`); `games`
+//! is migrated on first write). `id` numbers rows in the order they were first learned: unique
+//! and increasing, with gaps (the next id of each table is kept in `meta`); `games`
 //! (source, players, result, date, a content hash, unique); `meta` (application, schema version).
 //! WAL mode with a busy timeout, so several processes can learn into one file. Games are learned
 //! in transactions that hold whole games only: a crash never leaves half a game.
@@ -455,8 +455,7 @@ impl Store {
                      ON CONFLICT (parent, mv) DO UPDATE SET
                        white_wins = white_wins + excluded.white_wins,
                        black_wins = black_wins + excluded.black_wins,
-                       draws = draws + excluded.draws
-                     RETURNING id"
+                       draws = draws + excluded.draws"
                 )
             };
             let mut up_white = tx.prepare_cached(&upsert("white_moves")).map_err(e)?;
@@ -542,23 +541,20 @@ impl Store {
                     &mut up_black
                 };
                 let mv = std::str::from_utf8(first.mv).unwrap_or_default();
-                let id: i64 = stmt
-                    .query_row(
-                        params![
-                            first.parent,
-                            mv,
-                            first.child,
-                            counts[0],
-                            counts[1],
-                            counts[2],
-                            next_id[side]
-                        ],
-                        |r| r.get(0),
-                    )
-                    .map_err(e)?;
-                if id == next_id[side] {
-                    next_id[side] += 1;
-                }
+                // The candidate id is used only if the row is new; it is consumed either way
+                // (asking SQLite which case it was, with RETURNING, costs more than the whole
+                // rest of the upsert), so ids are unique and increasing but not contiguous.
+                stmt.execute(params![
+                    first.parent,
+                    mv,
+                    first.child,
+                    counts[0],
+                    counts[1],
+                    counts[2],
+                    next_id[side]
+                ])
+                .map_err(e)?;
+                next_id[side] += 1;
                 i = j;
             }
             for (i, t) in ["white_moves", "black_moves"].iter().enumerate() {
