@@ -163,11 +163,70 @@ impl Dense {
                 // SAFETY: `simd` is only true where AVX2 and FMA were detected; every index is
                 // below `inputs` (checked where the lists are built), so each row lies in `w`;
                 // weights and biases are 32-byte aligned (AVec, widths multiples of 8), `o` too.
-                unsafe { x86::block(w, width, bias, idx, vals, o) };
+                unsafe { x86::block(w, width, bias.as_ptr(), idx, vals, o.as_mut_ptr()) };
                 continue;
             }
             let _ = simd;
             block_portable(w, width, bias, idx, vals, o);
+        }
+    }
+}
+
+impl Dense {
+    /// [`Dense::forward`] for a batch of inputs (sorted index lists, as [`nonzero`] makes them):
+    /// the weights are walked in chunks of rows small enough for the L1 cache, and each chunk
+    /// serves every input of the batch before the next is loaded. Same sums, in the same order.
+    pub fn forward_batch(&self, inputs: &[(&[u16], &[f32])], outs: &mut [AVec], simd: bool) {
+        assert_eq!(inputs.len(), outs.len());
+        let mut cursor = vec![0usize; inputs.len()];
+        for &(start, width) in &self.blocks {
+            let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
+            for o in outs.iter_mut() {
+                assert!(o.len() >= self.padded);
+                o[start..start + width].copy_from_slice(&self.bias[start..start + width]);
+            }
+            cursor.iter_mut().for_each(|c| *c = 0);
+            let chunk = (L1_CHUNK_BYTES / (4 * width)).max(8);
+            let mut end = 0;
+            while end < self.inputs {
+                end += chunk;
+                for ((&(idx, vals), o), c) in inputs.iter().zip(outs.iter_mut()).zip(&mut cursor) {
+                    let lo = *c;
+                    let mut hi = lo;
+                    while hi < idx.len() && usize::from(idx[hi]) < end {
+                        hi += 1;
+                    }
+                    *c = hi;
+                    if hi == lo {
+                        continue;
+                    }
+                    assert!(usize::from(idx[hi - 1]) < self.inputs);
+                    let o = &mut o[start..start + width];
+                    #[cfg(target_arch = "x86_64")]
+                    if simd {
+                        let p = o.as_mut_ptr();
+                        // SAFETY: AVX2 detected; rows in bounds (sorted indices, the last one
+                        // checked); `o` is an AVec slice starting at a multiple of 8 floats, so
+                        // 32-byte aligned; the kernel may read and write the same memory.
+                        unsafe { x86::block(w, width, p, &idx[lo..hi], &vals[lo..hi], p) };
+                        continue;
+                    }
+                    accumulate_portable(w, width, &idx[lo..hi], &vals[lo..hi], o);
+                }
+            }
+        }
+    }
+}
+
+/// Rows of weights walked at a time by [`Dense::forward_batch`] fill about this many bytes.
+const L1_CHUNK_BYTES: usize = 24 * 1024;
+
+fn accumulate_portable(w: &[f32], width: usize, idx: &[u16], vals: &[f32], out: &mut [f32]) {
+    for (&i, &v) in idx.iter().zip(vals) {
+        let i = usize::from(i);
+        let row = &w[i * width..(i + 1) * width];
+        for (o, &x) in out.iter_mut().zip(row) {
+            *o += x * v;
         }
     }
 }
@@ -181,13 +240,7 @@ fn block_portable(
     out: &mut [f32],
 ) {
     out.copy_from_slice(bias);
-    for (&i, &v) in idx.iter().zip(vals) {
-        let i = usize::from(i);
-        let row = &w[i * width..(i + 1) * width];
-        for (o, &x) in out.iter_mut().zip(row) {
-            *o += x * v;
-        }
-    }
+    accumulate_portable(w, width, idx, vals, out);
 }
 
 /// The positive entries of `x` as (index, value) lists; returns how many. Branch-free.
@@ -278,13 +331,15 @@ mod x86 {
 
     /// One output block of [`super::Dense::forward`] with `width / 8` register accumulators.
     #[target_feature(enable = "avx2,fma")]
+    /// `out[..width] = bias[..width] + sum_k vals[k] * row(idx[k])`; `bias` and `out` may be the
+    /// same memory (32-byte aligned, `width` floats).
     pub unsafe fn block(
         w: &[f32],
         width: usize,
-        bias: &[f32],
+        bias: *const f32,
         idx: &[u16],
         vals: &[f32],
-        out: &mut [f32],
+        out: *mut f32,
     ) {
         // SAFETY (all arms): the caller guarantees the features and the bounds.
         unsafe {
@@ -310,16 +365,16 @@ mod x86 {
     unsafe fn block_n<const N: usize>(
         w: &[f32],
         width: usize,
-        bias: &[f32],
+        bias: *const f32,
         idx: &[u16],
         vals: &[f32],
-        out: &mut [f32],
+        out: *mut f32,
     ) {
-        debug_assert!(width == N * 8 && bias.len() >= width && out.len() >= width);
+        debug_assert!(width == N * 8 && idx.len() == vals.len());
         unsafe {
             let mut acc = [_mm256_setzero_ps(); N];
             for (j, a) in acc.iter_mut().enumerate() {
-                *a = _mm256_load_ps(bias.as_ptr().add(8 * j));
+                *a = _mm256_load_ps(bias.add(8 * j));
             }
             let wp = w.as_ptr();
             for k in 0..idx.len() {
@@ -330,7 +385,7 @@ mod x86 {
                 }
             }
             for (j, a) in acc.iter().enumerate() {
-                _mm256_store_ps(out.as_mut_ptr().add(8 * j), *a);
+                _mm256_store_ps(out.add(8 * j), *a);
             }
         }
     }
