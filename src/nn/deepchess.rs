@@ -191,14 +191,17 @@ impl DeepChess {
         SCRATCH.with_borrow_mut(|s| {
             s.ensure(self.width);
             let Scratch { buf, idx, vals } = s;
-            let e = a.len();
-            let mut n = 0;
-            for (i, &v) in a.iter().chain(b).enumerate() {
-                idx[n] = i as u16;
-                vals[n] = v;
-                n += usize::from(v > 0.0);
+            assert_eq!(
+                a.len() + b.len(),
+                self.cmp[0].inputs,
+                "comparator inputs must be two Pos2Vec vectors"
+            );
+            let na = nonzero(a, idx, vals);
+            let nb = nonzero(b, &mut idx[na..], &mut vals[na..]);
+            for i in &mut idx[na..na + nb] {
+                *i += a.len() as u16;
             }
-            debug_assert_eq!(2 * e, self.cmp[0].inputs);
+            let mut n = na + nb;
             for (k, d) in self.cmp.iter().enumerate() {
                 d.forward(&idx[..n], &vals[..n], buf, self.simd);
                 if k + 1 < self.cmp.len() {

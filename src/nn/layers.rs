@@ -153,7 +153,8 @@ impl Dense {
     /// `out[..padded] = bias + sum_k vals[k] * W[:, idx[k]]` (padding outputs are 0).
     pub fn forward(&self, idx: &[u16], vals: &[f32], out: &mut [f32], simd: bool) {
         assert!(out.len() >= self.padded && idx.len() == vals.len());
-        debug_assert!(idx.iter().all(|&i| usize::from(i) < self.inputs));
+        // The kernels read rows by these indices without bounds checks.
+        assert!(idx.iter().all(|&i| usize::from(i) < self.inputs));
         for &(start, width) in &self.blocks {
             let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
             let bias = &self.bias[start..start + width];
@@ -161,7 +162,7 @@ impl Dense {
             #[cfg(target_arch = "x86_64")]
             if simd && aligned(o) {
                 // SAFETY: `simd` is only true where AVX2 and FMA were detected; every index is
-                // below `inputs` (checked where the lists are built), so each row lies in `w`;
+                // below `inputs` (asserted above), so each row lies in `w`;
                 // weights and biases are 32-byte aligned (AVec, widths multiples of 8), `o` too.
                 unsafe { x86::block(w, width, bias.as_ptr(), idx, vals, o.as_mut_ptr()) };
                 continue;
@@ -200,13 +201,15 @@ impl Dense {
                     if hi == lo {
                         continue;
                     }
-                    assert!(usize::from(idx[hi - 1]) < self.inputs);
+                    assert!(
+                        vals.len() >= hi
+                            && idx[lo..hi].iter().all(|&i| usize::from(i) < self.inputs)
+                    );
                     let o = &mut o[start..start + width];
                     #[cfg(target_arch = "x86_64")]
                     if simd {
                         let p = o.as_mut_ptr();
-                        // SAFETY: AVX2 detected; rows in bounds (sorted indices, the last one
-                        // checked); `o` is an AVec slice starting at a multiple of 8 floats, so
+                        // SAFETY: AVX2 detected; rows in bounds (checked above); `o` is an AVec slice starting at a multiple of 8 floats, so
                         // 32-byte aligned; the kernel may read and write the same memory.
                         unsafe { x86::block(w, width, p, &idx[lo..hi], &vals[lo..hi], p) };
                         continue;
@@ -243,17 +246,52 @@ fn block_portable(
     accumulate_portable(w, width, idx, vals, out);
 }
 
-/// The positive entries of `x` as (index, value) lists; returns how many. Branch-free.
+/// The positive entries of `x` as (index, value) lists; returns how many. `idx` and `vals` must
+/// be at least as long as `x`.
 #[inline]
 pub fn nonzero(x: &[f32], idx: &mut [u16], vals: &mut [f32]) -> usize {
-    let mut n = 0;
-    for (i, &v) in x.iter().enumerate() {
+    assert!(idx.len() >= x.len() && vals.len() >= x.len() && x.len() <= 1 << 16);
+    #[cfg(target_arch = "x86_64")]
+    if *SIMD {
+        // SAFETY: AVX2 detected; the lengths are checked above.
+        return unsafe { x86::nonzero(x, idx, vals) };
+    }
+    nonzero_portable(x, idx, vals, 0, 0)
+}
+
+/// Branch-free scalar [`nonzero`] of `x[from..]`, appending after `n` entries.
+fn nonzero_portable(
+    x: &[f32],
+    idx: &mut [u16],
+    vals: &mut [f32],
+    from: usize,
+    mut n: usize,
+) -> usize {
+    for (i, &v) in x.iter().enumerate().skip(from) {
         idx[n] = i as u16;
         vals[n] = v;
         n += usize::from(v > 0.0);
     }
     n
 }
+
+/// For each 8-bit mask, the lanes whose bit is set, first, as a permutation.
+#[cfg(target_arch = "x86_64")]
+static COMPRESS: LazyLock<Vec<[i32; 8]>> = LazyLock::new(|| {
+    (0..256)
+        .map(|m: i32| {
+            let mut p = [0i32; 8];
+            let mut k = 0;
+            for lane in 0..8 {
+                if m & (1 << lane) != 0 {
+                    p[k] = lane;
+                    k += 1;
+                }
+            }
+            p
+        })
+        .collect()
+});
 
 /// The first layer of a net, one contiguous row of `padded` floats per input feature, so that
 /// an accumulator (its pre-activations) can add or remove single features.
@@ -388,6 +426,40 @@ mod x86 {
                 _mm256_store_ps(out.add(8 * j), *a);
             }
         }
+    }
+
+    /// [`super::nonzero`] eight lanes at a time: compare, mask, compress with a permutation.
+    /// `idx` and `vals` are at least as long as `x` (whole groups of 8 are stored, but never
+    /// beyond the number of lanes read so far).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn nonzero(x: &[f32], idx: &mut [u16], vals: &mut [f32]) -> usize {
+        let table = &*super::COMPRESS;
+        let groups = x.len() / 8;
+        let mut n = 0;
+        unsafe {
+            let zero = _mm256_setzero_ps();
+            let eight = _mm256_set1_epi32(8);
+            let mut lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            for g in 0..groups {
+                let v = _mm256_loadu_ps(x.as_ptr().add(8 * g));
+                let m = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(v, zero)) as usize;
+                if m != 0 {
+                    let perm = _mm256_loadu_si256(table[m].as_ptr().cast());
+                    _mm256_storeu_ps(vals.as_mut_ptr().add(n), _mm256_permutevar8x32_ps(v, perm));
+                    let i32s = _mm256_permutevar8x32_epi32(lanes, perm);
+                    // 8 x i32 -> 8 x u16 (values < 65536).
+                    let packed = _mm256_packus_epi32(i32s, i32s);
+                    let ordered = _mm256_permute4x64_epi64::<0b1000>(packed);
+                    _mm_storeu_si128(
+                        idx.as_mut_ptr().add(n).cast(),
+                        _mm256_castsi256_si128(ordered),
+                    );
+                    n += m.count_ones() as usize;
+                }
+                lanes = _mm256_add_epi32(lanes, eight);
+            }
+        }
+        super::nonzero_portable(x, idx, vals, groups * 8, n)
     }
 
     /// `dst = src + rows(add) - rows(sub)`, `n` a multiple of 8.
@@ -552,6 +624,41 @@ mod speed {
             }
             let dt = crate::nn::accuracy::thread_seconds() - t;
             eprintln!("{label}: {:.2} us per 600x400 layer", dt / n as f64 * 1e6);
+        }
+    }
+}
+
+#[cfg(test)]
+mod nonzero_tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn simd_and_portable_nonzero_agree() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for len in [0, 1, 7, 8, 9, 100, 600, 773] {
+            for density in [0.0, 0.1, 0.5, 1.0] {
+                let x: Vec<f32> = (0..len)
+                    .map(|_| {
+                        if rng.random_bool(density) {
+                            rng.random_range(0.01..1.0)
+                        } else {
+                            -rng.random_range(0.0..1.0)
+                        }
+                    })
+                    .collect();
+                let (mut i1, mut v1) = (vec![0u16; len], vec![0f32; len]);
+                let (mut i2, mut v2) = (vec![0u16; len], vec![0f32; len]);
+                let n1 = nonzero(&x, &mut i1, &mut v1);
+                let n2 = nonzero_portable(&x, &mut i2, &mut v2, 0, 0);
+                assert_eq!(n1, n2);
+                assert_eq!(i1[..n1], i2[..n2]);
+                assert_eq!(v1[..n1], v2[..n2]);
+                let want: Vec<u16> = (0..len as u16)
+                    .filter(|&i| x[usize::from(i)] > 0.0)
+                    .collect();
+                assert_eq!(i1[..n1], want[..]);
+            }
         }
     }
 }
