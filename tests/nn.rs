@@ -163,6 +163,7 @@ fn evaluator_selection_fails_cleanly_without_a_net() {
 // ---------------------------------------------------------------- forward pass
 
 /// `y = W x + b` in PyTorch's layout, plain loops.
+#[allow(clippy::needless_range_loop)]
 fn linear(t: &[Tensor], prefix: &str, x: &[f32], relu: bool) -> Vec<f32> {
     let w = t
         .iter()
@@ -263,6 +264,13 @@ fn native_forward_pass_equals_the_reference_loops() {
             let r = ref_pink(&dp_t, pos);
             assert!((f - r).abs() <= 1e-4 * (1.0 + r.abs()), "{f} vs {r}");
             assert_eq!(dp.cp(f), (r * 100.0).round() as i32);
+        }
+        // The batched Pos2Vec gives the same vectors, bit for bit.
+        let feats: Vec<_> = positions.iter().map(features::deepchess).collect();
+        let refs: Vec<&[u16]> = feats.iter().map(|f| &f[..]).collect();
+        let batch = dc.pos2vec_batch(&refs);
+        for (pos, v) in positions.iter().zip(&batch) {
+            assert_eq!(v, &dc.pos2vec(pos));
         }
     }
 }

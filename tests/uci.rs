@@ -468,7 +468,14 @@ fn human_commands() {
             .any(|l| l.contains("| r | n | b | q | k | b | n | r | 8"))
     );
     e.send("eval");
-    let lines = e.until(SECS(5), |l| l.starts_with("info string experience:"));
+    // The nets' views come last (unavailable without nets/*.safetensors).
+    let lines = e.until(SECS(5), |l| l.starts_with("info string deepchess:"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string experience:"))
+    );
+    assert!(lines.iter().any(|l| l.starts_with("info string deeppink:")));
     assert!(
         lines
             .iter()

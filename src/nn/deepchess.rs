@@ -8,7 +8,7 @@ use std::path::Path;
 use shakmaty::Chess;
 
 use super::features::{self, DEEPCHESS_INPUTS};
-use super::layers::{Dense, FirstLayer, SIMD, nonzero};
+use super::layers::{AVec, Dense, FirstLayer, SIMD, nonzero};
 use super::net::{Kind, NetFile};
 
 #[derive(Debug)]
@@ -27,7 +27,7 @@ pub struct DeepChess {
 /// Work buffers for one forward pass.
 #[derive(Default)]
 pub struct Scratch {
-    buf: crate::nn::layers::AVec,
+    buf: AVec,
     idx: Vec<u16>,
     vals: Vec<f32>,
 }
@@ -35,7 +35,7 @@ pub struct Scratch {
 impl Scratch {
     fn ensure(&mut self, width: usize) {
         if self.buf.len() < width {
-            self.buf = crate::nn::layers::AVec::zeros(width);
+            self.buf = AVec::zeros(width);
             self.idx.resize(width, 0);
             self.vals.resize(width, 0.0);
         }
@@ -137,11 +137,44 @@ impl DeepChess {
 
     /// Pos2Vec of a feature list.
     pub fn pos2vec_features(&self, features: &[u16]) -> Vec<f32> {
-        let mut acc = crate::nn::layers::AVec::zeros(self.acc_len());
+        let mut acc = AVec::zeros(self.acc_len());
         self.refresh(features, &mut acc);
         let mut out = vec![0.0; self.embed_len()];
         self.pos2vec_from_acc(&acc, &mut out);
         out
+    }
+
+    /// Pos2Vec of many feature lists at once: the same vectors as [`Self::pos2vec_features`]
+    /// (bit for bit), faster per position because each chunk of weights loaded into the L1
+    /// cache serves the whole batch ([`super::layers::Dense::forward_batch`]).
+    pub fn pos2vec_batch(&self, features: &[&[u16]]) -> Vec<Vec<f32>> {
+        let n = features.len();
+        let mut cur: Vec<AVec> = features
+            .iter()
+            .map(|f| {
+                let mut a = AVec::zeros(self.acc_len());
+                self.refresh(f, &mut a);
+                a
+            })
+            .collect();
+        let mut lists: Vec<(Vec<u16>, Vec<f32>, usize)> = (0..n)
+            .map(|_| (vec![0; self.width], vec![0.0; self.width], 0))
+            .collect();
+        let mut width = self.first.outputs;
+        for d in &self.pos2vec {
+            for (a, (idx, vals, k)) in cur.iter().zip(lists.iter_mut()) {
+                *k = nonzero(&a[..width], idx, vals);
+            }
+            let refs: Vec<(&[u16], &[f32])> =
+                lists.iter().map(|(i, v, k)| (&i[..*k], &v[..*k])).collect();
+            let mut outs: Vec<AVec> = (0..n).map(|_| AVec::zeros(d.padded)).collect();
+            d.forward_batch(&refs, &mut outs, self.simd);
+            cur = outs;
+            width = d.outputs;
+        }
+        cur.iter()
+            .map(|o| o[..self.embed_len()].iter().map(|v| v.max(0.0)).collect())
+            .collect()
     }
 
     pub fn pos2vec(&self, pos: &Chess) -> Vec<f32> {
@@ -158,14 +191,17 @@ impl DeepChess {
         SCRATCH.with_borrow_mut(|s| {
             s.ensure(self.width);
             let Scratch { buf, idx, vals } = s;
-            let e = a.len();
-            let mut n = 0;
-            for (i, &v) in a.iter().chain(b).enumerate() {
-                idx[n] = i as u16;
-                vals[n] = v;
-                n += usize::from(v > 0.0);
+            assert_eq!(
+                a.len() + b.len(),
+                self.cmp[0].inputs,
+                "comparator inputs must be two Pos2Vec vectors"
+            );
+            let na = nonzero(a, idx, vals);
+            let nb = nonzero(b, &mut idx[na..], &mut vals[na..]);
+            for i in &mut idx[na..na + nb] {
+                *i += a.len() as u16;
             }
-            debug_assert_eq!(2 * e, self.cmp[0].inputs);
+            let mut n = na + nb;
             for (k, d) in self.cmp.iter().enumerate() {
                 d.forward(&idx[..n], &vals[..n], buf, self.simd);
                 if k + 1 < self.cmp.len() {

@@ -153,7 +153,8 @@ impl Dense {
     /// `out[..padded] = bias + sum_k vals[k] * W[:, idx[k]]` (padding outputs are 0).
     pub fn forward(&self, idx: &[u16], vals: &[f32], out: &mut [f32], simd: bool) {
         assert!(out.len() >= self.padded && idx.len() == vals.len());
-        debug_assert!(idx.iter().all(|&i| usize::from(i) < self.inputs));
+        // The kernels read rows by these indices without bounds checks.
+        assert!(idx.iter().all(|&i| usize::from(i) < self.inputs));
         for &(start, width) in &self.blocks {
             let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
             let bias = &self.bias[start..start + width];
@@ -161,13 +162,74 @@ impl Dense {
             #[cfg(target_arch = "x86_64")]
             if simd && aligned(o) {
                 // SAFETY: `simd` is only true where AVX2 and FMA were detected; every index is
-                // below `inputs` (checked where the lists are built), so each row lies in `w`;
+                // below `inputs` (asserted above), so each row lies in `w`;
                 // weights and biases are 32-byte aligned (AVec, widths multiples of 8), `o` too.
-                unsafe { x86::block(w, width, bias, idx, vals, o) };
+                unsafe { x86::block(w, width, bias.as_ptr(), idx, vals, o.as_mut_ptr()) };
                 continue;
             }
             let _ = simd;
             block_portable(w, width, bias, idx, vals, o);
+        }
+    }
+}
+
+impl Dense {
+    /// [`Dense::forward`] for a batch of inputs (sorted index lists, as [`nonzero`] makes them):
+    /// the weights are walked in chunks of rows small enough for the L1 cache, and each chunk
+    /// serves every input of the batch before the next is loaded. Same sums, in the same order.
+    pub fn forward_batch(&self, inputs: &[(&[u16], &[f32])], outs: &mut [AVec], simd: bool) {
+        assert_eq!(inputs.len(), outs.len());
+        let mut cursor = vec![0usize; inputs.len()];
+        for &(start, width) in &self.blocks {
+            let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
+            for o in outs.iter_mut() {
+                assert!(o.len() >= self.padded);
+                o[start..start + width].copy_from_slice(&self.bias[start..start + width]);
+            }
+            cursor.iter_mut().for_each(|c| *c = 0);
+            let chunk = (L1_CHUNK_BYTES / (4 * width)).max(8);
+            let mut end = 0;
+            while end < self.inputs {
+                end += chunk;
+                for ((&(idx, vals), o), c) in inputs.iter().zip(outs.iter_mut()).zip(&mut cursor) {
+                    let lo = *c;
+                    let mut hi = lo;
+                    while hi < idx.len() && usize::from(idx[hi]) < end {
+                        hi += 1;
+                    }
+                    *c = hi;
+                    if hi == lo {
+                        continue;
+                    }
+                    assert!(
+                        vals.len() >= hi
+                            && idx[lo..hi].iter().all(|&i| usize::from(i) < self.inputs)
+                    );
+                    let o = &mut o[start..start + width];
+                    #[cfg(target_arch = "x86_64")]
+                    if simd {
+                        let p = o.as_mut_ptr();
+                        // SAFETY: AVX2 detected; rows in bounds (checked above); `o` is an AVec slice starting at a multiple of 8 floats, so
+                        // 32-byte aligned; the kernel may read and write the same memory.
+                        unsafe { x86::block(w, width, p, &idx[lo..hi], &vals[lo..hi], p) };
+                        continue;
+                    }
+                    accumulate_portable(w, width, &idx[lo..hi], &vals[lo..hi], o);
+                }
+            }
+        }
+    }
+}
+
+/// Rows of weights walked at a time by [`Dense::forward_batch`] fill about this many bytes.
+const L1_CHUNK_BYTES: usize = 24 * 1024;
+
+fn accumulate_portable(w: &[f32], width: usize, idx: &[u16], vals: &[f32], out: &mut [f32]) {
+    for (&i, &v) in idx.iter().zip(vals) {
+        let i = usize::from(i);
+        let row = &w[i * width..(i + 1) * width];
+        for (o, &x) in out.iter_mut().zip(row) {
+            *o += x * v;
         }
     }
 }
@@ -181,26 +243,55 @@ fn block_portable(
     out: &mut [f32],
 ) {
     out.copy_from_slice(bias);
-    for (&i, &v) in idx.iter().zip(vals) {
-        let i = usize::from(i);
-        let row = &w[i * width..(i + 1) * width];
-        for (o, &x) in out.iter_mut().zip(row) {
-            *o += x * v;
-        }
-    }
+    accumulate_portable(w, width, idx, vals, out);
 }
 
-/// The positive entries of `x` as (index, value) lists; returns how many. Branch-free.
+/// The positive entries of `x` as (index, value) lists; returns how many. `idx` and `vals` must
+/// be at least as long as `x`.
 #[inline]
 pub fn nonzero(x: &[f32], idx: &mut [u16], vals: &mut [f32]) -> usize {
-    let mut n = 0;
-    for (i, &v) in x.iter().enumerate() {
+    assert!(idx.len() >= x.len() && vals.len() >= x.len() && x.len() <= 1 << 16);
+    #[cfg(target_arch = "x86_64")]
+    if *SIMD {
+        // SAFETY: AVX2 detected; the lengths are checked above.
+        return unsafe { x86::nonzero(x, idx, vals) };
+    }
+    nonzero_portable(x, idx, vals, 0, 0)
+}
+
+/// Branch-free scalar [`nonzero`] of `x[from..]`, appending after `n` entries.
+fn nonzero_portable(
+    x: &[f32],
+    idx: &mut [u16],
+    vals: &mut [f32],
+    from: usize,
+    mut n: usize,
+) -> usize {
+    for (i, &v) in x.iter().enumerate().skip(from) {
         idx[n] = i as u16;
         vals[n] = v;
         n += usize::from(v > 0.0);
     }
     n
 }
+
+/// For each 8-bit mask, the lanes whose bit is set, first, as a permutation.
+#[cfg(target_arch = "x86_64")]
+static COMPRESS: LazyLock<Vec<[i32; 8]>> = LazyLock::new(|| {
+    (0..256)
+        .map(|m: i32| {
+            let mut p = [0i32; 8];
+            let mut k = 0;
+            for lane in 0..8 {
+                if m & (1 << lane) != 0 {
+                    p[k] = lane;
+                    k += 1;
+                }
+            }
+            p
+        })
+        .collect()
+});
 
 /// The first layer of a net, one contiguous row of `padded` floats per input feature, so that
 /// an accumulator (its pre-activations) can add or remove single features.
@@ -278,13 +369,15 @@ mod x86 {
 
     /// One output block of [`super::Dense::forward`] with `width / 8` register accumulators.
     #[target_feature(enable = "avx2,fma")]
+    /// `out[..width] = bias[..width] + sum_k vals[k] * row(idx[k])`; `bias` and `out` may be the
+    /// same memory (32-byte aligned, `width` floats).
     pub unsafe fn block(
         w: &[f32],
         width: usize,
-        bias: &[f32],
+        bias: *const f32,
         idx: &[u16],
         vals: &[f32],
-        out: &mut [f32],
+        out: *mut f32,
     ) {
         // SAFETY (all arms): the caller guarantees the features and the bounds.
         unsafe {
@@ -310,16 +403,16 @@ mod x86 {
     unsafe fn block_n<const N: usize>(
         w: &[f32],
         width: usize,
-        bias: &[f32],
+        bias: *const f32,
         idx: &[u16],
         vals: &[f32],
-        out: &mut [f32],
+        out: *mut f32,
     ) {
-        debug_assert!(width == N * 8 && bias.len() >= width && out.len() >= width);
+        debug_assert!(width == N * 8 && idx.len() == vals.len());
         unsafe {
             let mut acc = [_mm256_setzero_ps(); N];
             for (j, a) in acc.iter_mut().enumerate() {
-                *a = _mm256_load_ps(bias.as_ptr().add(8 * j));
+                *a = _mm256_load_ps(bias.add(8 * j));
             }
             let wp = w.as_ptr();
             for k in 0..idx.len() {
@@ -330,9 +423,43 @@ mod x86 {
                 }
             }
             for (j, a) in acc.iter().enumerate() {
-                _mm256_store_ps(out.as_mut_ptr().add(8 * j), *a);
+                _mm256_store_ps(out.add(8 * j), *a);
             }
         }
+    }
+
+    /// [`super::nonzero`] eight lanes at a time: compare, mask, compress with a permutation.
+    /// `idx` and `vals` are at least as long as `x` (whole groups of 8 are stored, but never
+    /// beyond the number of lanes read so far).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn nonzero(x: &[f32], idx: &mut [u16], vals: &mut [f32]) -> usize {
+        let table = &*super::COMPRESS;
+        let groups = x.len() / 8;
+        let mut n = 0;
+        unsafe {
+            let zero = _mm256_setzero_ps();
+            let eight = _mm256_set1_epi32(8);
+            let mut lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            for g in 0..groups {
+                let v = _mm256_loadu_ps(x.as_ptr().add(8 * g));
+                let m = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(v, zero)) as usize;
+                if m != 0 {
+                    let perm = _mm256_loadu_si256(table[m].as_ptr().cast());
+                    _mm256_storeu_ps(vals.as_mut_ptr().add(n), _mm256_permutevar8x32_ps(v, perm));
+                    let i32s = _mm256_permutevar8x32_epi32(lanes, perm);
+                    // 8 x i32 -> 8 x u16 (values < 65536).
+                    let packed = _mm256_packus_epi32(i32s, i32s);
+                    let ordered = _mm256_permute4x64_epi64::<0b1000>(packed);
+                    _mm_storeu_si128(
+                        idx.as_mut_ptr().add(n).cast(),
+                        _mm256_castsi256_si128(ordered),
+                    );
+                    n += m.count_ones() as usize;
+                }
+                lanes = _mm256_add_epi32(lanes, eight);
+            }
+        }
+        super::nonzero_portable(x, idx, vals, groups * 8, n)
     }
 
     /// `dst = src + rows(add) - rows(sub)`, `n` a multiple of 8.
@@ -497,6 +624,41 @@ mod speed {
             }
             let dt = crate::nn::accuracy::thread_seconds() - t;
             eprintln!("{label}: {:.2} us per 600x400 layer", dt / n as f64 * 1e6);
+        }
+    }
+}
+
+#[cfg(test)]
+mod nonzero_tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn simd_and_portable_nonzero_agree() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for len in [0, 1, 7, 8, 9, 100, 600, 773] {
+            for density in [0.0, 0.1, 0.5, 1.0] {
+                let x: Vec<f32> = (0..len)
+                    .map(|_| {
+                        if rng.random_bool(density) {
+                            rng.random_range(0.01..1.0)
+                        } else {
+                            -rng.random_range(0.0..1.0)
+                        }
+                    })
+                    .collect();
+                let (mut i1, mut v1) = (vec![0u16; len], vec![0f32; len]);
+                let (mut i2, mut v2) = (vec![0u16; len], vec![0f32; len]);
+                let n1 = nonzero(&x, &mut i1, &mut v1);
+                let n2 = nonzero_portable(&x, &mut i2, &mut v2, 0, 0);
+                assert_eq!(n1, n2);
+                assert_eq!(i1[..n1], i2[..n2]);
+                assert_eq!(v1[..n1], v2[..n2]);
+                let want: Vec<u16> = (0..len as u16)
+                    .filter(|&i| x[usize::from(i)] > 0.0)
+                    .collect();
+                assert_eq!(i1[..n1], want[..]);
+            }
         }
     }
 }

@@ -612,8 +612,8 @@ pub fn search(
     s.flush_nodes();
     if params.report {
         crate::uci::out::send(&format!(
-            "info string deepchess search: {} comparisons, Pos2Vec cache hit rate n/a",
-            s.comparisons
+            "info string deepchess search: {} nodes, {} comparisons",
+            s.nodes, s.comparisons
         ));
     }
     result.nodes = shared.nodes.load(Ordering::SeqCst);

@@ -1,0 +1,176 @@
+//! The neural commands of the command line: random nets, bench and eval with a net, data sets,
+//! accuracy, and clean failures.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn deepred(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(args)
+        .output()
+        .expect("run deepred");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("deepred-cli-nn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).display().to_string()
+}
+
+fn tcec() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/pgn/games/TCEC_Season_13_-_Superfinal.pgn")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn bench_eval_and_accuracy_with_random_nets() {
+    let dp = temp("dp.safetensors");
+    let dc = temp("dc.safetensors");
+    assert!(deepred(&["nn", "random-net", "deeppink", "--out", &dp]).0);
+    assert!(deepred(&["nn", "random-net", "deepchess", "--out", &dc, "--seed", "3"]).0);
+    // Bench: OpenBench-shaped and deterministic with Deep Pink.
+    let nodes = |out: &str| -> u64 {
+        let last = out.lines().last().unwrap();
+        let w: Vec<&str> = last.split_whitespace().collect();
+        assert_eq!((w.len(), w[1], w[3]), (4, "nodes", "nps"), "{last}");
+        w[0].parse().unwrap()
+    };
+    let args = ["bench", "3", "--evaluator", "deeppink", "--eval-file", &dp];
+    let (ok, a, err) = deepred(&args);
+    assert!(ok, "{err}");
+    let (_, b, _) = deepred(&args);
+    assert_eq!(nodes(&a), nodes(&b));
+    let (ok, c, err) = deepred(&["bench", "1", "--evaluator", "deepchess", "--eval-file", &dc]);
+    assert!(ok, "{err}");
+    assert!(nodes(&c) > 0);
+    // Eval shows both nets' views when given one file each way.
+    let (ok, out, _) = deepred(&["eval", "--eval-file", &dp]);
+    assert!(ok);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("deeppink: ") && l.contains("dp.safetensors"))
+    );
+    let (ok, out, _) = deepred(&["eval", "--eval-file", &dc]);
+    assert!(ok);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("deepchess: P(better for White than its colour mirror)"))
+    );
+    // Accuracy reports.
+    let (ok, out, err) = deepred(&[
+        "nn",
+        "accuracy",
+        "--net",
+        &dc,
+        "--pgn",
+        &tcec(),
+        "--samples",
+        "3000",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("pair accuracy: ") && out.contains("of 3000 pairs"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Pos2Vec from scratch: ") && out.contains("comparisons: "),
+        "{out}"
+    );
+    let (ok, out, err) = deepred(&[
+        "nn",
+        "accuracy",
+        "--net",
+        &dp,
+        "--pgn",
+        &tcec(),
+        "--samples",
+        "500",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("triplet accuracy (f(q) < f(r)): ") && out.contains("of 500;"),
+        "{out}"
+    );
+}
+
+#[test]
+fn dataset_files_match_their_summary() {
+    for kind in ["deepchess", "deeppink"] {
+        let out = temp(&format!("{kind}.bin"));
+        let (ok, text, err) = deepred(&[
+            "dataset",
+            kind,
+            "--pgn",
+            &tcec(),
+            "--out",
+            &out,
+            "--val-fraction",
+            "0.2",
+            "--seed",
+            "5",
+        ]);
+        assert!(ok, "{err}");
+        let d = deepred::nn::data::read(std::path::Path::new(&out)).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with(&format!("{kind}: {} records written", d.records.len())),
+            "{text}"
+        );
+        assert!(text.contains("games: 100 read"), "{text}");
+        assert!(text.contains("validation"), "{text}");
+        assert!(!d.records.is_empty());
+        if kind == "deepchess" {
+            assert!(text.contains("by result: "), "{text}");
+        }
+    }
+}
+
+#[test]
+fn neural_commands_fail_cleanly() {
+    for args in [
+        vec![
+            "bench",
+            "1",
+            "--evaluator",
+            "deeppink",
+            "--eval-file",
+            "/nonexistent/x.safetensors",
+        ],
+        vec![
+            "nn",
+            "accuracy",
+            "--net",
+            "/nonexistent/x.safetensors",
+            "--pgn",
+            "/nonexistent.pgn",
+        ],
+        vec![
+            "dataset",
+            "deepchess",
+            "--pgn",
+            "/nonexistent.pgn",
+            "--out",
+            "/nonexistent/dir/x.bin",
+        ],
+        vec![
+            "dataset",
+            "deeppink",
+            "--pgn",
+            "/nonexistent.pgn",
+            "--out",
+            "/tmp/deepred-cli-nn-x.bin",
+        ],
+    ] {
+        let (ok, _, err) = deepred(&args);
+        assert!(!ok, "{args:?}");
+        assert!(err.starts_with("deepred: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
