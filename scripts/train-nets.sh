@@ -1,29 +1,28 @@
 #!/usr/bin/env bash
 # Trains the shipped nets from scratch: generates games (scripts/gen-games.sh), extracts the data
 # sets, trains DeepChess and Deep Pink with `deepred train` (feature `torch`), and measures both
-# nets on held-out games that no data set used.
+# nets on the validation games of the data sets (held out by game: never trained on).
 #
-# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=30 AE_EPOCHS=3 EPOCHS_DP=20 DEVICE=cpu
-#                                      THREADS=2 GAMES=20000 HELDOUT=1000 WORK=data)
+# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=25 AE_EPOCHS=2 PAIRS=300000 EPOCHS_DP=8
+#                                      DEVICE=cpu THREADS=2 GAMES=20000 WORK=data)
 # Needs scripts/torch-venv.sh once. Everything it writes except nets/*.safetensors stays out of git.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 WORK="${WORK:-data}"
-EPOCHS_DC="${EPOCHS_DC:-30}"
-AE_EPOCHS="${AE_EPOCHS:-3}"
-EPOCHS_DP="${EPOCHS_DP:-20}"
+EPOCHS_DC="${EPOCHS_DC:-25}"
+AE_EPOCHS="${AE_EPOCHS:-2}"
+PAIRS="${PAIRS:-300000}"
+EPOCHS_DP="${EPOCHS_DP:-8}"
 DEVICE="${DEVICE:-cpu}"
 THREADS="${THREADS:-2}"
 GAMES="${GAMES:-20000}"
-HELDOUT="${HELDOUT:-1000}"
 eval "$(scripts/torch-env.sh)"
 cargo build --release --features torch
 BIN=target/release/deepred
 
-# 1. Games: training games, and held-out games from other openings seeds (never in a data set).
+# 1. Games (resumes: finished chunks are kept).
 GAMES="$GAMES" OUT="$WORK/generated" SEED=1 DEEPRED="$BIN" scripts/gen-games.sh
-GAMES="$HELDOUT" OUT="$WORK/heldout" SEED=2 DEEPRED="$BIN" scripts/gen-games.sh
 TRAIN_PGN=(../shared/data/pgn/games/*.pgn "$WORK"/generated/games-*.pgn)
 NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/games and $GAMES scripts/gen-games.sh games"
 
@@ -33,12 +32,12 @@ NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/g
 
 # 3. Training (CSV, PNG and checkpoints in $WORK/runs; add --resume to continue a run).
 "$BIN" train deepchess --data "$WORK/deepchess.bin" --out nets/deepchess.safetensors \
-    --run-dir "$WORK/runs" --epochs "$EPOCHS_DC" --ae-epochs "$AE_EPOCHS" \
+    --run-dir "$WORK/runs" --epochs "$EPOCHS_DC" --ae-epochs "$AE_EPOCHS" --pairs "$PAIRS" \
     --device "$DEVICE" --threads "$THREADS" --games-note "$NOTE"
 "$BIN" train deeppink --data "$WORK/deeppink.bin" --out nets/deeppink.safetensors \
     --run-dir "$WORK/runs" --epochs "$EPOCHS_DP" --device "$DEVICE" --threads "$THREADS" \
     --games-note "$NOTE"
 
-# 4. Accuracy on the held-out games.
-"$BIN" nn accuracy --net nets/deepchess.safetensors --pgn "$WORK"/heldout/games-*.pgn
-"$BIN" nn accuracy --net nets/deeppink.safetensors --pgn "$WORK"/heldout/games-*.pgn
+# 4. Accuracy on the validation games (same files, seed and split as the data sets).
+"$BIN" nn accuracy --net nets/deepchess.safetensors --pgn "${TRAIN_PGN[@]}" --split validation --seed 1
+"$BIN" nn accuracy --net nets/deeppink.safetensors --pgn "${TRAIN_PGN[@]}" --split validation --seed 1

@@ -48,6 +48,8 @@ pub struct AccuracyOptions {
 fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
     let mut out = Vec::new();
     let mut index = 0u64;
+    // Repeats of a game are skipped, as `deepred dataset` skips them.
+    let mut seen = std::collections::HashSet::new();
     for p in &o.pgns {
         let f =
             std::fs::File::open(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
@@ -55,6 +57,9 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
             let i = index;
             index += 1;
             let Ok(g) = g else { continue };
+            if !seen.insert(super::data::game_key(&g)) {
+                continue;
+            }
             let val = is_validation(o.seed, i, o.val_fraction);
             let keep = match o.split {
                 Split::All => true,

@@ -273,6 +273,9 @@ pub struct Summary {
     pub records: [u64; 2],
     /// DeepChess records by result (White won, Black won).
     pub by_result: [u64; 2],
+    /// Games skipped as repeats of an earlier game (same start and moves), so that one game
+    /// never lands in both splits.
+    pub duplicates: u64,
 }
 
 impl Summary {
@@ -288,8 +291,14 @@ impl Summary {
             out.display()
         );
         s.push_str(&format!(
-            "games: {} read ({} unreadable): {} won by White, {} won by Black, {} drawn, {} without result\n",
-            self.games, self.unreadable, self.white_won, self.black_won, self.drawn, self.no_result
+            "games: {} read ({} unreadable, {} repeats of an earlier game skipped): {} won by White, {} won by Black, {} drawn, {} without result\n",
+            self.games,
+            self.unreadable,
+            self.duplicates,
+            self.white_won,
+            self.black_won,
+            self.drawn,
+            self.no_result
         ));
         s.push_str(&format!(
             "split: train {} records from {} games, validation {} records from {} games\n",
@@ -342,8 +351,21 @@ fn game_records(game: &PgnGame, index: u64, opts: &DatasetOptions) -> (Vec<u8>, 
     (out, n)
 }
 
-/// What one game gave: its records, their count, its result and split (None: unreadable).
-type GameOutput = Option<(Vec<u8>, usize, Option<GameResult>, u8)>;
+/// What one game gave: its records, their count, its result, split and identity key (None:
+/// unreadable).
+type GameOutput = Option<(Vec<u8>, usize, Option<GameResult>, u8, u64)>;
+
+/// A game's identity for finding repeats: a hash of its start position and moves (tags and
+/// result aside). The same game in two files, or twice in one, has one key.
+pub fn game_key(g: &PgnGame) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    crate::uci::fen_of(&g.start).hash(&mut h);
+    for m in &g.moves {
+        m.hash(&mut h);
+    }
+    h.finish()
+}
 
 /// Builds a data set from `pgns` into `out`. `progress` is told of games to do and games done.
 pub fn build(
@@ -362,6 +384,7 @@ pub fn build(
     w.write_all(&header).map_err(werr)?;
     let mut summary = Summary::default();
     let mut next_index: u64 = 0;
+    let mut seen = std::collections::HashSet::new();
     for path in pgns {
         let f = std::fs::File::open(path)
             .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
@@ -377,7 +400,7 @@ pub fn build(
                     let index = first + i as u64;
                     let (bytes, n) = game_records(g, index, opts);
                     let split = u8::from(is_validation(opts.seed, index, opts.val_fraction));
-                    (bytes, n, g.result, split)
+                    (bytes, n, g.result, split, game_key(g))
                 });
                 progress.inc(1);
                 r
@@ -385,10 +408,14 @@ pub fn build(
             .collect();
         for r in results {
             summary.games += 1;
-            let Some((bytes, n, result, split)) = r else {
+            let Some((bytes, n, result, split, key)) = r else {
                 summary.unreadable += 1;
                 continue;
             };
+            if !seen.insert(key) {
+                summary.duplicates += 1;
+                continue;
+            }
             match result {
                 Some(GameResult::WhiteWins) => summary.white_won += 1,
                 Some(GameResult::BlackWins) => summary.black_won += 1,
