@@ -592,10 +592,61 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("deepred-data-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let pgn = dir.join("g.pgn");
-        let text =
-            "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 \
-            7. Nxd4 c5 8. Nb3 Qxd1 9. Rxd1 Bd6 10. Nc3 Ne7 11. Be3 b6 1-0\n\n"
-                .repeat(40);
+        // 40 different games with the same moves: each starts without a different subset of
+        // pawns the moves never touch (g7, h7, a2, b2, g2, h2); then the same 40 again, which
+        // are skipped as repeats.
+        let mut text = String::new();
+        for i in 0..40u32 {
+            let mut board: Vec<Vec<char>> = [
+                "rnbqkbnr", "pppppppp", "8", "8", "8", "8", "PPPPPPPP", "RNBQKBNR",
+            ]
+            .iter()
+            .map(|r| {
+                r.chars()
+                    .flat_map(|c| match c.to_digit(10) {
+                        Some(n) => vec!['1'; n as usize],
+                        None => vec![c],
+                    })
+                    .collect()
+            })
+            .collect();
+            for (bit, (rank, file)) in [(1, 6), (1, 7), (6, 0), (6, 1), (6, 6), (6, 7)]
+                .iter()
+                .enumerate()
+            {
+                if i & (1 << bit) != 0 {
+                    board[*rank][*file] = '1';
+                }
+            }
+            let placement: Vec<String> = board
+                .iter()
+                .map(|r| {
+                    let mut out = String::new();
+                    let mut empty = 0;
+                    for &c in r {
+                        if c == '1' {
+                            empty += 1;
+                        } else {
+                            if empty > 0 {
+                                out.push_str(&empty.to_string());
+                                empty = 0;
+                            }
+                            out.push(c);
+                        }
+                    }
+                    if empty > 0 {
+                        out.push_str(&empty.to_string());
+                    }
+                    out
+                })
+                .collect();
+            text.push_str(&format!(
+                "[SetUp \"1\"]\n[FEN \"{} w KQkq - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 \
+                 7. Nxd4 c5 8. Nb3 Qxd1 9. Rxd1 Bd6 10. Nc3 Ne7 11. Be3 b6 1-0\n\n",
+                placement.join("/")
+            ));
+        }
+        let text = text.repeat(2);
         std::fs::write(&pgn, text).unwrap();
         let bar = indicatif::ProgressBar::hidden();
         for kind in [Kind::DeepChess, Kind::DeepPink] {
@@ -610,7 +661,8 @@ mod tests {
             let d = read(&out).unwrap();
             assert_eq!(d.kind, kind);
             assert_eq!(d.records.len() as u64, s.total());
-            assert_eq!(s.games, 40);
+            assert_eq!(s.games, 80);
+            assert_eq!(s.duplicates, 40);
             assert!(s.games_used[1] > 0 && s.games_used[0] > s.games_used[1]);
             // 22 plies: plies 10..=22 less the 4 right after captures = 9 DeepChess positions.
             let per = if kind == Kind::DeepChess { 9 } else { 5 };
