@@ -56,9 +56,10 @@ pub fn eval_report(pos: &Chess, ctx: &eval::EvalContext) -> String {
     match net_for_report(nn::net::Kind::DeepPink, ctx).and_then(|f| nn::DeepPink::from_file(&f)) {
         Ok(net) => {
             let f = net.forward(pos);
+            let cp = white_view(net.cp(f));
             out.push_str(&format!(
-                "deeppink: {:+.2} (White's view; f = {f:+.4} for the side to move; {})\n",
-                f64::from(white_view(net.cp(f))) / 100.0,
+                "deeppink: {:+.2} (White's view, {cp:+} cp; f = {f:+.4} for the side to move; {})\n",
+                f64::from(cp) / 100.0,
                 net.description
             ));
         }

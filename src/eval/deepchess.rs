@@ -12,8 +12,8 @@ use crate::nn::cache::VecCache;
 
 /// Cache key of a position's mirror: its Zobrist key xor this.
 pub const MIRROR_SALT: u64 = 0x9E37_79B9_7F4A_7C15;
-/// Pos2Vec vectors cached (about 400 bytes each for 100-long vectors).
-pub const CACHE_ENTRIES: usize = 1 << 17;
+/// Pos2Vec vectors cached (about 400 bytes each for 100-long vectors: 26 MB).
+pub const CACHE_ENTRIES: usize = 1 << 16;
 
 pub struct DeepChessEval {
     pub net: DeepChess,

@@ -11,7 +11,7 @@
 //!
 //! Iterative deepening with time, node and depth limits and `stop`; moves ordered by the best
 //! move of the previous visit (a private move table), captures (MVV-LVA), killers; a quiescence
-//! search over captures that do not lose material (by SEE). Single-threaded: `Threads` and
+//! search over captures that do not lose material (by SEE) and the recaptures that follow. Single-threaded: `Threads` and
 //! `MultiPV` do not apply.
 
 use std::cell::OnceCell;
@@ -19,7 +19,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use shakmaty::{Chess, Color, Move, MoveList, Position};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Square};
 
 use super::time::TimeBudget;
 use super::tt::encode_move;
@@ -30,7 +30,7 @@ use super::{
 use crate::eval::ComparatorEvaluator;
 
 /// Quiescence plies at most.
-const QDEPTH: u32 = 6;
+const QDEPTH: u32 = 4;
 const MOVE_TABLE: usize = 1 << 18;
 const CMP_CACHE: usize = 1 << 16;
 
@@ -327,7 +327,7 @@ impl<'a> Searcher<'a> {
             };
         }
         if depth <= 0 || ply >= MAX_PLY - 8 {
-            return self.quiesce(pos, hash, &moves, ply, alpha, beta, 0);
+            return self.quiesce(pos, hash, &moves, ply, alpha, beta, None);
         }
         let white = pos.turn() == Color::White;
         let mut best: Option<(Val, Move)> = None;
@@ -367,7 +367,9 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Captures that do not lose material, until the position is quiet.
+    /// Captures that do not lose material (by SEE), then only recaptures on that square, up to
+    /// [`QDEPTH`] plies: the comparator cannot bound a capture tree the way a score does, so it is
+    /// kept narrow.
     #[allow(clippy::too_many_arguments)]
     fn quiesce(
         &mut self,
@@ -377,8 +379,9 @@ impl<'a> Searcher<'a> {
         ply: usize,
         mut alpha: Val,
         mut beta: Val,
-        qdepth: u32,
+        recapture: Option<(Square, u32)>,
     ) -> Val {
+        let qdepth = recapture.map_or(0, |r| r.1);
         if ply > self.seldepth {
             self.seldepth = ply;
         }
@@ -390,7 +393,11 @@ impl<'a> Searcher<'a> {
         let turn = pos.turn();
         let mut captures: Vec<(i32, Move)> = moves
             .iter()
-            .filter(|m| m.is_capture() && see::see_ge(pos.board(), turn, m, 0))
+            .filter(|m| {
+                m.is_capture()
+                    && recapture.is_none_or(|(sq, _)| m.to() == sq)
+                    && see::see_ge(pos.board(), turn, m, 0)
+            })
             .map(|m| {
                 (
                     m.capture().map_or(0, value_of) * 8 - value_of(m.role()) / 16,
@@ -445,7 +452,7 @@ impl<'a> Searcher<'a> {
                     ply + 1,
                     alpha.clone(),
                     beta.clone(),
-                    qdepth + 1,
+                    Some((m.to(), qdepth + 1)),
                 )
             };
             let improves = if white {
