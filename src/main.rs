@@ -360,6 +360,15 @@ struct TrainArgs {
     /// Deep Pink: hidden layer sizes.
     #[arg(long, value_delimiter = ',', default_value = "512,256")]
     hidden: Vec<usize>,
+    /// AdamW weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    weight_decay: f64,
+    /// DeepChess: dropout after the comparator's hidden layers while training.
+    #[arg(long, default_value_t = 0.0)]
+    dropout: f64,
+    /// DeepChess: also train on the colour-mirrored positions (doubles the data).
+    #[arg(long)]
+    mirror: bool,
     /// cpu, cuda, or cuda:N.
     #[arg(long, default_value = "cpu")]
     device: String,
@@ -409,6 +418,9 @@ fn train_command(a: TrainArgs) -> ExitCode {
         pairs: a.pairs,
         kappa: a.kappa,
         hidden: a.hidden,
+        weight_decay: a.weight_decay,
+        dropout: a.dropout,
+        mirror: a.mirror,
         device,
         threads: a.threads,
         seed: a.seed,

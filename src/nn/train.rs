@@ -49,6 +49,13 @@ pub struct TrainOptions {
     pub kappa: f64,
     /// Hidden layers of Deep Pink.
     pub hidden: Vec<usize>,
+    /// AdamW weight decay.
+    pub weight_decay: f64,
+    /// Dropout after the hidden layers of the comparator (DeepChess) during training.
+    pub dropout: f64,
+    /// DeepChess: also train on every position mirrored (board flipped, colours swapped), which
+    /// turns a position of a White win into one of a Black win.
+    pub mirror: bool,
     pub device: Device,
     pub threads: usize,
     pub seed: u64,
@@ -73,6 +80,15 @@ pub struct EpochLog {
 
 fn terr(e: tch::TchError) -> String {
     format!("torch: {e}")
+}
+
+fn adamw(vs: &nn::VarStore, lr: f64, wd: f64) -> Result<nn::Optimizer, String> {
+    nn::AdamW {
+        wd,
+        ..Default::default()
+    }
+    .build(vs, lr)
+    .map_err(terr)
 }
 
 /// Dense 0/1 feature rows (u8, one row per board) for `boards`.
@@ -317,11 +333,19 @@ impl DeepChessNet {
 
     /// Comparator logits for two batches of positions.
     pub fn logits(&self, a: &Tensor, b: &Tensor) -> Tensor {
+        self.logits_train(a, b, 0.0)
+    }
+
+    /// Logits with dropout `p` after the comparator's hidden layers (training).
+    pub fn logits_train(&self, a: &Tensor, b: &Tensor, p: f64) -> Tensor {
         let mut h = Tensor::cat(&[self.embed(a), self.embed(b)], 1);
         for (i, l) in self.cmp.iter().enumerate() {
             h = l.forward(&h);
             if i < 3 {
                 h = h.relu();
+                if p > 0.0 {
+                    h = h.dropout(p, true);
+                }
             }
         }
         h
@@ -417,7 +441,20 @@ fn train_deepchess(
     files: &RunFiles,
 ) -> Result<String, String> {
     let boards: Vec<data::Board> = set.records.iter().map(|r| data::board_at(r, 0)).collect();
-    let x = feature_rows(&boards, 773, data::deepchess_features);
+    // Rows 0..n: the positions; with --mirror, rows n..2n: their mirrors.
+    let n = boards.len() as i64;
+    let x = if o.mirror {
+        let mut all = boards.clone();
+        all.extend(boards.iter().copied());
+        let half = boards.len();
+        let rows = feature_rows(&all[..half], 773, data::deepchess_features);
+        let mirrored = feature_rows(&all[half..], 773, |b| {
+            super::features::deepchess_mirror(&data::deepchess_features(b))
+        });
+        Tensor::cat(&[rows, mirrored], 0)
+    } else {
+        feature_rows(&boards, 773, data::deepchess_features)
+    };
     let (mut tw, mut tb, mut vw, mut vb) = (vec![], vec![], vec![], vec![]);
     for (i, r) in set.records.iter().enumerate() {
         let (result, split) = (r[BOARD_LEN], r[BOARD_LEN + 1]);
@@ -428,6 +465,15 @@ fn train_deepchess(
             (1, 2) => vb.push(i as i64),
             _ => return Err(format!("'{}': bad record {i}", o.data.display())),
         }
+    }
+    if o.mirror {
+        // A mirrored White win is a Black win, and the other way round.
+        let (mw, mb): (Vec<i64>, Vec<i64>) = (
+            tb.iter().map(|i| i + n).collect(),
+            tw.iter().map(|i| i + n).collect(),
+        );
+        tw.extend(mw);
+        tb.extend(mb);
     }
     if tw.is_empty() || tb.is_empty() || vw.is_empty() || vb.is_empty() {
         return Err(format!(
@@ -458,7 +504,7 @@ fn train_deepchess(
         } else {
             1
         };
-        let mut opt = nn::Adam::default().build(&vs, o.lr).map_err(terr)?;
+        let mut opt = adamw(&vs, o.lr, o.weight_decay)?;
         for epoch in start_epoch..=o.ae_epochs {
             let t0 = Instant::now();
             let idx = shuffled(&train_rows, o.seed ^ (layer as u64 * 1000 + epoch as u64));
@@ -512,7 +558,7 @@ fn train_deepchess(
     if stage != "main" {
         lr = o.lr;
     }
-    let mut opt = nn::Adam::default().build(&vs, lr).map_err(terr)?;
+    let mut opt = adamw(&vs, lr, o.weight_decay)?;
     // Fixed validation pairs.
     let val_pairs = (vw.len().min(vb.len()) * 4).clamp(1, 200_000) as i64;
     let pick = |rows: &[i64], n: i64, seed: u64| {
@@ -549,7 +595,7 @@ fn train_deepchess(
         while i < pairs {
             let len = batch.min(pairs - i);
             let (a, b, y) = pair_batch(&ws, &bs, &swap, i, len);
-            let logits = net.logits(&xf(&a), &xf(&b));
+            let logits = net.logits_train(&xf(&a), &xf(&b), o.dropout);
             let y = y.to_device(dev);
             let loss = logits.cross_entropy_for_logits(&y);
             opt.backward_step(&loss);
@@ -600,7 +646,10 @@ fn train_deepchess(
                 e.seconds
             );
         }
-        best = best.max(val_acc);
+        if val_acc <= best {
+            continue; // the net file keeps the best epoch so far
+        }
+        best = val_acc;
         let acc = format!("{:.2}% (held-out pairs, epoch {epoch})", 100.0 * val_acc);
         export(
             &vs,
@@ -647,13 +696,16 @@ fn pair_batch(
 
 fn training_note(o: &TrainOptions, epoch: usize) -> String {
     format!(
-        "deepred train {}: {} epochs (of {}), batch {}, lr {} decay {}, seed {}, data {}",
+        "deepred train {}: epoch {} (best of {}), batch {}, lr {} decay {}, weight decay {}, dropout {}, mirror {}, seed {}, data {}",
         o.kind.name(),
         epoch,
         o.epochs,
         o.batch,
         o.lr,
         o.lr_decay,
+        o.weight_decay,
+        o.dropout,
+        o.mirror,
         o.seed,
         o.data.display()
     )
@@ -697,7 +749,7 @@ fn train_deeppink(
         let (_, d, l) = files.load(&mut vs)?;
         (done, lr) = (d, l);
     }
-    let mut opt = nn::Adam::default().build(&vs, lr).map_err(terr)?;
+    let mut opt = adamw(&vs, lr, o.weight_decay)?;
     let batch = o.batch.max(16) as i64;
     let rows = |ids: &Tensor, k: i64| {
         x.index_select(0, &(ids * 3 + k))
@@ -787,7 +839,10 @@ fn train_deeppink(
                 e.seconds
             );
         }
-        best = best.max(val_acc);
+        if val_acc <= best {
+            continue; // the net file keeps the best epoch so far
+        }
+        best = val_acc;
         let scale = tch::no_grad(|| cp_scale(&net, &boards, &x, &val_ids, dev));
         export(
             &vs,
