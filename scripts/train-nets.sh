@@ -3,17 +3,17 @@
 # sets, trains DeepChess and Deep Pink with `deepred train` (feature `torch`), and measures both
 # nets on the validation games of the data sets (held out by game: never trained on).
 #
-# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=25 AE_EPOCHS=2 PAIRS=300000 EPOCHS_DP=8
+# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=4 AE_EPOCHS=1 PAIRS=400000 EPOCHS_DP=3
 #                                      DEVICE=cpu THREADS=2 GAMES=20000 WORK=data)
 # Needs scripts/torch-venv.sh once. Everything it writes except nets/*.safetensors stays out of git.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 WORK="${WORK:-data}"
-EPOCHS_DC="${EPOCHS_DC:-25}"
-AE_EPOCHS="${AE_EPOCHS:-2}"
-PAIRS="${PAIRS:-300000}"
-EPOCHS_DP="${EPOCHS_DP:-8}"
+EPOCHS_DC="${EPOCHS_DC:-4}"
+AE_EPOCHS="${AE_EPOCHS:-1}"
+PAIRS="${PAIRS:-400000}"
+EPOCHS_DP="${EPOCHS_DP:-3}"
 DEVICE="${DEVICE:-cpu}"
 THREADS="${THREADS:-2}"
 GAMES="${GAMES:-20000}"
@@ -33,6 +33,7 @@ NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/g
 # 3. Training (CSV, PNG and checkpoints in $WORK/runs; add --resume to continue a run).
 "$BIN" train deepchess --data "$WORK/deepchess.bin" --out nets/deepchess.safetensors \
     --run-dir "$WORK/runs" --epochs "$EPOCHS_DC" --ae-epochs "$AE_EPOCHS" --pairs "$PAIRS" \
+    --lr 0.0005 --mirror --dropout 0.3 --weight-decay 0.05 \
     --device "$DEVICE" --threads "$THREADS" --games-note "$NOTE"
 "$BIN" train deeppink --data "$WORK/deeppink.bin" --out nets/deeppink.safetensors \
     --run-dir "$WORK/runs" --epochs "$EPOCHS_DP" --device "$DEVICE" --threads "$THREADS" \

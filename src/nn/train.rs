@@ -166,6 +166,16 @@ impl RunFiles {
             .collect()
     }
 
+    /// The best validation accuracy logged so far (0 for a new run), so that a resumed run
+    /// only overwrites the net file with a better epoch.
+    fn best_val_acc(&self) -> f64 {
+        self.read_log()
+            .iter()
+            .filter(|e| e.stage == "main" && e.val_acc.is_finite())
+            .map(|e| e.val_acc)
+            .fold(0.0, f64::max)
+    }
+
     /// Appends `e` to the CSV and redraws the plot.
     fn log(&self, e: &EpochLog) -> Result<(), String> {
         let new = !self.csv.exists();
@@ -577,7 +587,7 @@ fn train_deepchess(
     } else {
         o.pairs
     } as i64;
-    let mut best = 0.0f64;
+    let mut best = files.best_val_acc();
     for epoch in start_epoch..=o.epochs {
         let t0 = Instant::now();
         opt.set_lr(lr);
@@ -763,7 +773,7 @@ fn train_deeppink(
         order + neg * o.kappa
     };
     let val = Tensor::from_slice(&val_ids);
-    let mut best = 0.0f64;
+    let mut best = files.best_val_acc();
     for epoch in done + 1..=o.epochs {
         let t0 = Instant::now();
         opt.set_lr(lr);
