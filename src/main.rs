@@ -553,12 +553,9 @@ fn main() -> ExitCode {
             divide,
             chess960,
         }) => {
-            let pos = match fen {
-                Some(f) => match uci::parse_fen(&f, chess960) {
-                    Ok(p) => p,
-                    Err(e) => return fail(&e),
-                },
-                None => shakmaty::Chess::default(),
+            let pos = match position_arg(fen, chess960) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
             };
             let start = std::time::Instant::now();
             let total = if divide {
@@ -574,12 +571,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Cmd::Eval { fen, db, eval_file }) => {
-            let pos = match fen {
-                Some(f) => match uci::parse_fen(&f, false) {
-                    Ok(p) => p,
-                    Err(e) => return fail(&e),
-                },
-                None => shakmaty::Chess::default(),
+            let pos = match position_arg(fen, false) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
             };
             let ctx = eval::EvalContext {
                 experience_file: db,
@@ -735,12 +729,9 @@ fn main() -> ExitCode {
             book,
         }) => {
             use deepred::games::play;
-            let start = match fen {
-                Some(f) => match uci::parse_fen(&f, false) {
-                    Ok(p) => p,
-                    Err(e) => return fail(&e),
-                },
-                None => shakmaty::Chess::default(),
+            let start = match position_arg(fen, false) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
             };
             let ctx = eval::EvalContext {
                 experience_file: db.clone(),
@@ -798,13 +789,10 @@ fn main() -> ExitCode {
             if positions.is_empty() {
                 return fail(&format!("'{epd}' has no usable position"));
             }
-            let mut opts_kv = Vec::new();
-            for o in options {
-                match o.split_once('=') {
-                    Some((k, v)) => opts_kv.push((k.to_string(), v.to_string())),
-                    None => return fail(&format!("--option '{o}' is not NAME=VALUE")),
-                }
-            }
+            let opts_kv = match parse_options(&options) {
+                Ok(kv) => kv,
+                Err(e) => return fail(&e),
+            };
             let opts = sts::StsOptions {
                 engine,
                 movetime_ms: movetime,
@@ -824,6 +812,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// The position of a `--fen` argument, the start position without one.
+fn position_arg(fen: Option<String>, chess960: bool) -> Result<shakmaty::Chess, String> {
+    fen.map_or_else(
+        || Ok(shakmaty::Chess::default()),
+        |f| uci::parse_fen(&f, chess960),
+    )
+}
+
+/// `NAME=VALUE` option arguments.
 fn parse_options(list: &[String]) -> Result<Vec<(String, String)>, String> {
     list.iter()
         .map(|o| match o.split_once('=') {
@@ -982,12 +979,9 @@ fn experience_command(what: ExperienceCmd) -> ExitCode {
             }
         }
         ExperienceCmd::Show { fen, db } => {
-            let pos = match fen {
-                Some(f) => match uci::parse_fen(&f, false) {
-                    Ok(p) => p,
-                    Err(e) => return fail(&e),
-                },
-                None => shakmaty::Chess::default(),
+            let pos = match position_arg(fen, false) {
+                Ok(p) => p,
+                Err(e) => return fail(&e),
             };
             let store = match Store::open_read_only(&db) {
                 Ok(s) => s,

@@ -26,6 +26,16 @@ fn temp_db(name: &str) -> PathBuf {
     dir.join("store.sqlite")
 }
 
+/// `deepred import --db DB PGN`.
+fn import(db: &Path, pgn: &Path) -> std::process::Output {
+    deepred(&[
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        pgn.to_str().unwrap(),
+    ])
+}
+
 fn deepred(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_deepred"))
         .args(args)
@@ -260,12 +270,7 @@ fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
         "the import was never interrupted part-way; the test did not test anything"
     );
     // Resume.
-    let out = deepred(&[
-        "import",
-        "--db",
-        db.to_str().unwrap(),
-        all.to_str().unwrap(),
-    ]);
+    let out = import(db.as_path(), all.as_path());
     assert!(out.status.success());
     assert_eq!(consistent(&db), expected);
     assert_eq!(store_counts(&db), expected_counts);
@@ -379,26 +384,8 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing() {
     assert!(learned > 0, "no batch landed before the limit");
     // With room again, the import completes exactly.
     let reference = temp_db("full-reference");
-    assert!(
-        deepred(&[
-            "import",
-            "--db",
-            reference.to_str().unwrap(),
-            pgn.to_str().unwrap()
-        ])
-        .status
-        .success()
-    );
-    assert!(
-        deepred(&[
-            "import",
-            "--db",
-            db.to_str().unwrap(),
-            pgn.to_str().unwrap()
-        ])
-        .status
-        .success()
-    );
+    assert!(import(reference.as_path(), pgn.as_path()).status.success());
+    assert!(import(db.as_path(), pgn.as_path()).status.success());
     assert_eq!(consistent(&db), consistent(&reference));
     assert_eq!(store_counts(&db), store_counts(&reference));
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
@@ -409,16 +396,7 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing() {
 fn a_read_only_store_is_a_clear_error_and_is_left_unchanged() {
     let db = temp_db("ro");
     let first = shared("TCEC_Season_13_-_Superfinal.pgn");
-    assert!(
-        deepred(&[
-            "import",
-            "--db",
-            db.to_str().unwrap(),
-            first.to_str().unwrap()
-        ])
-        .status
-        .success()
-    );
+    assert!(import(db.as_path(), first.as_path()).status.success());
     let before = store_counts(&db);
     let more = shared("alphazero_vs_stockfish_all.pgn");
     // Read-only through an SQLite URI (works for every user, root included).
@@ -433,12 +411,7 @@ fn a_read_only_store_is_a_clear_error_and_is_left_unchanged() {
     std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o444);
     std::fs::set_permissions(&db, perm.clone()).unwrap();
     if std::fs::OpenOptions::new().write(true).open(&db).is_err() {
-        let out = deepred(&[
-            "import",
-            "--db",
-            db.to_str().unwrap(),
-            more.to_str().unwrap(),
-        ]);
+        let out = import(db.as_path(), more.as_path());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success());
         assert!(err.contains("read-only"), "{err}");

@@ -24,6 +24,14 @@ fn book() -> String {
         .into_owned()
 }
 
+/// Every game of a PGN file the match wrote (each must read back).
+fn read_pgn(path: &Path) -> Vec<deepred::games::pgn::PgnGame> {
+    read_games(std::fs::File::open(path).unwrap())
+        .into_iter()
+        .map(|g| g.expect("the PGN the match wrote reads back"))
+        .collect()
+}
+
 fn run_match(args: &[&str]) -> Output {
     Command::new(BIN).arg("match").args(args).output().unwrap()
 }
@@ -85,10 +93,7 @@ fn deep_red_against_itself_alternates_colours_writes_pgn_and_learns() {
         "{err}"
     );
 
-    let games: Vec<_> = read_games(std::fs::File::open(&pgn).unwrap())
-        .into_iter()
-        .map(|g| g.expect("the PGN we wrote reads back"))
-        .collect();
+    let games = read_pgn(&pgn);
     assert_eq!(games.len(), 4);
     let mut rounds: Vec<_> = games
         .iter()
@@ -141,10 +146,7 @@ fn a_crashing_opponent_loses_and_is_restarted_and_forfeits_are_not_learned() {
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains("3 games, 3 wins, 0 losses, 0 draws"), "{out}");
     assert!(out.contains("disconnect by Crasher 3"), "{out}");
-    let games: Vec<_> = read_games(std::fs::File::open(&pgn).unwrap())
-        .into_iter()
-        .map(|g| g.unwrap())
-        .collect();
+    let games = read_pgn(&pgn);
     assert_eq!(games.len(), 3);
     for g in &games {
         assert_eq!(g.tag("Termination"), Some("abandoned"));

@@ -166,6 +166,36 @@ impl RunFiles {
             .collect()
     }
 
+    /// Ends a main-stage epoch: logs it, saves the checkpoint (with the next epoch's learning
+    /// rate), reports it unless `quiet`, and says whether it beats `best` (then updated).
+    fn end_epoch(
+        &self,
+        vs: &nn::VarStore,
+        e: &EpochLog,
+        next_lr: f64,
+        quiet: bool,
+        best: &mut f64,
+    ) -> Result<bool, String> {
+        self.log(e)?;
+        self.save(vs, "main", e.epoch, next_lr)?;
+        if !quiet {
+            eprintln!(
+                "epoch {}: train loss {:.4} acc {:.2}%, validation loss {:.4} acc {:.2}% ({:.0} s)",
+                e.epoch,
+                e.train_loss,
+                100.0 * e.train_acc,
+                e.val_loss,
+                100.0 * e.val_acc,
+                e.seconds
+            );
+        }
+        if e.val_acc <= *best {
+            return Ok(false);
+        }
+        *best = e.val_acc;
+        Ok(true)
+    }
+
     /// The best validation accuracy logged so far (0 for a new run), so that a resumed run
     /// only overwrites the net file with a better epoch.
     fn best_val_acc(&self) -> f64 {
@@ -454,14 +484,16 @@ fn train_deepchess(
     // Rows 0..n: the positions; with --mirror, rows n..2n: their mirrors.
     let n = boards.len() as i64;
     let x = if o.mirror {
-        let mut all = boards.clone();
-        all.extend(boards.iter().copied());
-        let half = boards.len();
-        let rows = feature_rows(&all[..half], 773, data::deepchess_features);
-        let mirrored = feature_rows(&all[half..], 773, |b| {
+        let mirrored = feature_rows(&boards, 773, |b| {
             super::features::deepchess_mirror(&data::deepchess_features(b))
         });
-        Tensor::cat(&[rows, mirrored], 0)
+        Tensor::cat(
+            &[
+                feature_rows(&boards, 773, data::deepchess_features),
+                mirrored,
+            ],
+            0,
+        )
     } else {
         feature_rows(&boards, 773, data::deepchess_features)
     };
@@ -643,23 +675,10 @@ fn train_deepchess(
             lr,
             seconds: t0.elapsed().as_secs_f64(),
         };
-        files.log(&e)?;
         lr *= o.lr_decay;
-        files.save(&vs, "main", epoch, lr)?;
-        if !o.quiet {
-            eprintln!(
-                "epoch {epoch}: train loss {:.4} acc {:.2}%, validation loss {:.4} acc {:.2}% ({:.0} s)",
-                e.train_loss,
-                100.0 * e.train_acc,
-                val_loss,
-                100.0 * val_acc,
-                e.seconds
-            );
-        }
-        if val_acc <= best {
+        if !files.end_epoch(&vs, &e, lr, o.quiet, &mut best)? {
             continue; // the net file keeps the best epoch so far
         }
-        best = val_acc;
         let acc = format!("{:.2}% (held-out pairs, epoch {epoch})", 100.0 * val_acc);
         export(
             &vs,
@@ -836,23 +855,10 @@ fn train_deeppink(
             lr,
             seconds: t0.elapsed().as_secs_f64(),
         };
-        files.log(&e)?;
         lr *= o.lr_decay;
-        files.save(&vs, "main", epoch, lr)?;
-        if !o.quiet {
-            eprintln!(
-                "epoch {epoch}: train loss {:.4} acc {:.2}%, validation loss {:.4} acc {:.2}% ({:.0} s)",
-                e.train_loss,
-                100.0 * e.train_acc,
-                val_loss,
-                100.0 * val_acc,
-                e.seconds
-            );
-        }
-        if val_acc <= best {
+        if !files.end_epoch(&vs, &e, lr, o.quiet, &mut best)? {
             continue; // the net file keeps the best epoch so far
         }
-        best = val_acc;
         let scale = tch::no_grad(|| cp_scale(&net, &boards, &x, &val_ids, dev));
         export(
             &vs,

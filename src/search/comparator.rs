@@ -186,26 +186,7 @@ impl<'a> Searcher<'a> {
 
     /// Draw by the fifty-move rule, repetition or insufficient material.
     fn is_draw(&self, pos: &Chess) -> bool {
-        let half = pos.halfmoves() as usize;
-        if half >= 100 {
-            return !pos.is_checkmate();
-        }
-        let n = self.keys.len();
-        if n >= 5 && half >= 4 {
-            let key = self.keys[n - 1];
-            let stop = n.saturating_sub(half + 1);
-            let mut i = n - 3;
-            while i >= stop {
-                if self.keys[i] == key {
-                    return true;
-                }
-                if i < 2 {
-                    break;
-                }
-                i -= 2;
-            }
-        }
-        pos.is_insufficient_material()
+        super::is_rule_draw(pos, &self.keys)
     }
 
     fn table_move(&self, hash: u64) -> u16 {

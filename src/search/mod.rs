@@ -236,6 +236,31 @@ pub struct SearchResult {
     pub lines: Vec<Line>,
 }
 
+/// Draw by the fifty-move rule, repetition or insufficient material, for `pos` whose Zobrist key
+/// is the last of `keys` (the keys of the game and search path, one per ply).
+pub(crate) fn is_rule_draw(pos: &Chess, keys: &[u64]) -> bool {
+    let half = pos.halfmoves() as usize;
+    if half >= 100 {
+        return !pos.is_checkmate();
+    }
+    let n = keys.len();
+    if n >= 5 && half >= 4 {
+        let key = keys[n - 1];
+        let stop = n.saturating_sub(half + 1);
+        let mut i = n - 3;
+        while i >= stop {
+            if keys[i] == key {
+                return true;
+            }
+            if i < 2 {
+                break;
+            }
+            i -= 2;
+        }
+    }
+    pos.board().occupied().count() <= 4 && pos.is_insufficient_material()
+}
+
 /// `score cp N` or `score mate N` as UCI prints it.
 pub fn format_score(score: i32) -> String {
     if score >= MATE_BOUND {
@@ -480,26 +505,7 @@ impl<'a> Worker<'a> {
 
     /// Draw by the fifty-move rule, repetition or insufficient material.
     fn is_draw(&self, pos: &Chess) -> bool {
-        let half = pos.halfmoves() as usize;
-        if half >= 100 {
-            return !pos.is_checkmate();
-        }
-        let n = self.keys.len();
-        if n >= 5 && half >= 4 {
-            let key = self.keys[n - 1];
-            let stop = n.saturating_sub(half + 1);
-            let mut i = n - 3;
-            while i >= stop {
-                if self.keys[i] == key {
-                    return true;
-                }
-                if i < 2 {
-                    break;
-                }
-                i -= 2;
-            }
-        }
-        pos.board().occupied().count() <= 4 && pos.is_insufficient_material()
+        is_rule_draw(pos, &self.keys)
     }
 
     /// Scores `moves` into `self.order[ply]` and returns how many there are.
