@@ -79,6 +79,14 @@ fn bench_eval_and_accuracy_with_random_nets() {
         out.contains("pair accuracy: ") && out.contains("of 3000 pairs"),
         "{out}"
     );
+    // The pst reference on the same pairs: decisive TCEC games are clear to a material count
+    // (a sign error would put it far below 50%).
+    let pst: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("pst evaluation on the same pairs: "))
+        .and_then(|v| v.trim_end_matches('%').parse().ok())
+        .unwrap_or_else(|| panic!("no pst line in {out}"));
+    assert!(pst > 75.0, "{out}");
     assert!(
         out.contains("Pos2Vec from scratch: ") && out.contains("comparisons: "),
         "{out}"

@@ -152,20 +152,47 @@ fn deepchess(
     let vecs: Vec<Vec<f32>> = feats.par_iter().map(|f| net.pos2vec_features(f)).collect();
     let (wv, bv) = vecs.split_at(white_pool.len());
     let mut rng = rand::rngs::StdRng::seed_from_u64(o.seed ^ 0xACC);
-    let mut pairs = Vec::with_capacity(o.samples);
+    // Pairs of indices: (into white_pool, into black_pool, whether the White-win one is first).
+    let mut index_pairs = Vec::with_capacity(o.samples);
     for _ in 0..o.samples {
-        let w = wv.choose(&mut rng).expect("not empty");
-        let b = bv.choose(&mut rng).expect("not empty");
-        pairs.push(if rng.random_bool(0.5) {
-            (w, b, true)
-        } else {
-            (b, w, false)
-        });
+        let w = rng.random_range(0..wv.len());
+        let b = rng.random_range(0..bv.len());
+        index_pairs.push((w, b, rng.random_bool(0.5)));
     }
+    let pairs: Vec<(&Vec<f32>, &Vec<f32>, bool)> = index_pairs
+        .iter()
+        .map(|&(w, b, first)| {
+            if first {
+                (&wv[w], &bv[b], true)
+            } else {
+                (&bv[b], &wv[w], false)
+            }
+        })
+        .collect();
     let right = pairs
         .par_iter()
         .filter(|(a, b, first_white)| (net.compare(a, b) > 0.5) == *first_white)
         .count();
+    // The same pairs judged by the pst evaluation (from White's side): the reference a net
+    // should beat. A tie counts as half right.
+    let white_pst = |p: &Chess| {
+        let e = crate::eval::pst::evaluate(p);
+        if shakmaty::Position::turn(p) == shakmaty::Color::White {
+            e
+        } else {
+            -e
+        }
+    };
+    let pst_w: Vec<i32> = white_pool.par_iter().map(white_pst).collect();
+    let pst_b: Vec<i32> = black_pool.par_iter().map(white_pst).collect();
+    let pst_right: f64 = index_pairs
+        .iter()
+        .map(|&(w, b, _)| match pst_w[w].cmp(&pst_b[b]) {
+            std::cmp::Ordering::Greater => 1.0,
+            std::cmp::Ordering::Equal => 0.5,
+            std::cmp::Ordering::Less => 0.0,
+        })
+        .sum();
     // Speed, one thread, no cache.
     let scratch_rate = rate(&feats, |f| {
         std::hint::black_box(net.pos2vec_features(f));
@@ -199,6 +226,7 @@ fn deepchess(
         "net: {}\n\
          games: {} ({:?} split), positions: {} from games White won, {} from games Black won\n\
          pair accuracy: {:.2}% ({right} of {} pairs)\n\
+         pst evaluation on the same pairs: {:.2}%\n\
          Pos2Vec from scratch: {:.0} positions/s (one thread's CPU time, no cache)\n\
          Pos2Vec from a first-layer accumulator: {:.0} positions/s\n\
          Pos2Vec from scratch in batches of {BATCH}: {:.0} positions/s\n\
@@ -211,6 +239,7 @@ fn deepchess(
         black_pool.len(),
         100.0 * right as f64 / pairs.len().max(1) as f64,
         pairs.len(),
+        100.0 * pst_right / pairs.len().max(1) as f64,
         scratch_rate,
         acc_rate,
         batch_rate,
