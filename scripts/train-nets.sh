@@ -4,7 +4,7 @@
 # nets on the validation games of the data sets (held out by game: never trained on).
 #
 # Usage: scripts/train-nets.sh        (env: EPOCHS_DC=4 AE_EPOCHS=1 PAIRS=400000 EPOCHS_DP=3
-#                                      DEVICE=cpu THREADS=2 GAMES=20000 WORK=data)
+#                                      DEVICE=cpu THREADS=2 GAMES=30000 WORK=data)
 # Needs scripts/torch-venv.sh once. Everything it writes except nets/*.safetensors stays out of git.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,15 +16,15 @@ PAIRS="${PAIRS:-400000}"
 EPOCHS_DP="${EPOCHS_DP:-3}"
 DEVICE="${DEVICE:-cpu}"
 THREADS="${THREADS:-2}"
-GAMES="${GAMES:-20000}"
+GAMES="${GAMES:-30000}"
 eval "$(scripts/torch-env.sh)"
 cargo build --release --features torch
 BIN=target/release/deepred
 
 # 1. Games (resumes: finished chunks are kept).
-GAMES="$GAMES" OUT="$WORK/generated" SEED=1 DEEPRED="$BIN" scripts/gen-games.sh
+GAMES="$GAMES" OUT="$WORK/generated" DEEPRED="$BIN" scripts/gen-games.sh
 TRAIN_PGN=(../shared/data/pgn/games/*.pgn "$WORK"/generated/games-*.pgn)
-NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/games and $GAMES scripts/gen-games.sh games"
+NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/games and $GAMES scripts/gen-games.sh games (Stockfish 15.1 against itself, full strength, 600-1000 nodes against 1.5 times as many, played out, noob_3moves openings)"
 
 # 2. Data sets.
 "$BIN" dataset deepchess --pgn "${TRAIN_PGN[@]}" --out "$WORK/deepchess.bin" --seed 1
