@@ -485,6 +485,10 @@ enum NnCmd {
         val_fraction: f64,
         #[arg(long, default_value_t = 20)]
         per_game: usize,
+        /// Score only the games of files whose path contains this text (e.g. data/generated);
+        /// the split still numbers the games of every --pgn file, as `deepred dataset` did.
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Write a net as a TorchScript module that EvalFile accepts (needs --features torch).
     ExportTorchscript {
@@ -1033,6 +1037,7 @@ fn nn_command(what: NnCmd) -> ExitCode {
             split,
             val_fraction,
             per_game,
+            only,
         } => {
             let o = accuracy::AccuracyOptions {
                 net,
@@ -1046,6 +1051,7 @@ fn nn_command(what: NnCmd) -> ExitCode {
                 },
                 val_fraction,
                 per_game,
+                only,
             };
             match accuracy::run(&o) {
                 Ok(report) => {

@@ -64,13 +64,14 @@ fn bench_eval_and_accuracy_with_random_nets() {
             .any(|l| l.starts_with("deepchess: P(better for White than its colour mirror)"))
     );
     // Accuracy reports.
+    let tcec = tcec();
     let (ok, out, err) = deepred(&[
         "nn",
         "accuracy",
         "--net",
         &dc,
         "--pgn",
-        &tcec(),
+        &tcec,
         "--samples",
         "3000",
     ]);
@@ -87,6 +88,50 @@ fn bench_eval_and_accuracy_with_random_nets() {
         .and_then(|v| v.trim_end_matches('%').parse().ok())
         .unwrap_or_else(|| panic!("no pst line in {out}"));
     assert!(pst > 75.0, "{out}");
+    // --only scores the games of some files, numbered as in the whole list: the validation
+    // games of the two files add up to the validation games of both.
+    let az = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/pgn/games/alphazero_vs_stockfish_all.pgn")
+        .display()
+        .to_string();
+    let games = |only: Option<&str>| -> usize {
+        let mut args = vec![
+            "nn",
+            "accuracy",
+            "--net",
+            &dc,
+            "--pgn",
+            &az,
+            &tcec,
+            "--samples",
+            "10",
+            "--split",
+            "validation",
+            "--val-fraction",
+            "0.5",
+        ];
+        if let Some(t) = only {
+            args.extend(["--only", t]);
+        }
+        let (ok, out, err) = deepred(&args);
+        assert!(ok, "{err}");
+        let line = out.lines().find(|l| l.starts_with("games: ")).unwrap();
+        line[7..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let (both, a, t) = (games(None), games(Some("alphazero")), games(Some("TCEC")));
+    assert!(a > 0 && t > 0, "{a} {t}");
+    assert_eq!(a + t, both);
+    let (ok, _, err) = deepred(&[
+        "nn",
+        "accuracy",
+        "--net",
+        &dc,
+        "--pgn",
+        &tcec,
+        "--only",
+        "no-such-file",
+    ]);
+    assert!(!ok && err.contains("no-such-file"), "{err}");
     assert!(
         out.contains("Pos2Vec from scratch: ") && out.contains("comparisons: "),
         "{out}"
@@ -97,7 +142,7 @@ fn bench_eval_and_accuracy_with_random_nets() {
         "--net",
         &dp,
         "--pgn",
-        &tcec(),
+        &tcec,
         "--samples",
         "500",
     ]);

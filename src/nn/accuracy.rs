@@ -41,6 +41,9 @@ pub struct AccuracyOptions {
     pub split: Split,
     pub val_fraction: f64,
     pub per_game: usize,
+    /// Score only games from files whose path contains this text (all files still count for
+    /// the split's numbering and the skipping of repeats).
+    pub only: Option<String>,
 }
 
 /// Reads the games with their global index (as `deepred dataset` numbers them), keeping those
@@ -51,6 +54,10 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
     // Repeats of a game are skipped, as `deepred dataset` skips them.
     let mut seen = std::collections::HashSet::new();
     for p in &o.pgns {
+        let scored = o
+            .only
+            .as_ref()
+            .is_none_or(|t| p.to_string_lossy().contains(t.as_str()));
         let f =
             std::fs::File::open(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
         for g in read_games(std::io::BufReader::new(f)) {
@@ -66,7 +73,7 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
                 Split::Train => !val,
                 Split::Validation => val,
             };
-            if keep {
+            if keep && scored {
                 out.push((i, g));
             }
         }
@@ -109,6 +116,14 @@ const BATCH: usize = 64;
 pub fn run(o: &AccuracyOptions) -> Result<String, String> {
     let file = NetFile::load(&o.net, None)?;
     let games = load_games(o)?;
+    if games.is_empty() {
+        return Err(match &o.only {
+            Some(t) => {
+                format!("no games to score: none of the chosen split in files matching '{t}'")
+            }
+            None => "no games to score in the chosen split".into(),
+        });
+    }
     match file.kind {
         Kind::DeepChess => deepchess(&DeepChess::from_file(&file)?, &games, o),
         Kind::DeepPink => deeppink(&DeepPink::from_file(&file)?, &games, o),
