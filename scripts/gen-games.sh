@@ -12,13 +12,13 @@
 # for resign adjudication (4 plies beyond it); the first 20,000 games (BENCHMARKS.md) used
 # SKILL=14 RESIGN_CP=700 with equal nodes.
 #
-# Usage: scripts/gen-games.sh            (env: GAMES=30000 OUT=data/generated NODES=600 SKILL=
+# Usage: scripts/gen-games.sh            (env: GAMES=20000 OUT=data/generated NODES=600 SKILL=
 #                                          RESIGN_CP= CONCURRENCY=2 CHUNK=1000 SEED=2
 #                                          STOCKFISH=stockfish)
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
-GAMES="${GAMES:-30000}"
+GAMES="${GAMES:-20000}"
 OUT="${OUT:-data/generated}"
 NODES="${NODES:-600}"
 SKILL="${SKILL:-}"

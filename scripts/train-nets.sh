@@ -3,8 +3,8 @@
 # sets, trains DeepChess and Deep Pink with `deepred train` (feature `torch`), and measures both
 # nets on the validation games of the data sets (held out by game: never trained on).
 #
-# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=4 AE_EPOCHS=1 PAIRS=400000 EPOCHS_DP=3
-#                                      DEVICE=cpu THREADS=2 GAMES=30000 WORK=data)
+# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=4 AE_EPOCHS=1 PAIRS=400000 EPOCHS_DP=5
+#                                      DEVICE=cpu THREADS=2 GAMES=20000 WORK=data)
 # Needs scripts/torch-venv.sh once. Everything it writes except nets/*.safetensors stays out of git.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,10 +13,10 @@ WORK="${WORK:-data}"
 EPOCHS_DC="${EPOCHS_DC:-4}"
 AE_EPOCHS="${AE_EPOCHS:-1}"
 PAIRS="${PAIRS:-400000}"
-EPOCHS_DP="${EPOCHS_DP:-3}"
+EPOCHS_DP="${EPOCHS_DP:-5}"
 DEVICE="${DEVICE:-cpu}"
 THREADS="${THREADS:-2}"
-GAMES="${GAMES:-30000}"
+GAMES="${GAMES:-20000}"
 eval "$(scripts/torch-env.sh)"
 cargo build --release --features torch
 BIN=target/release/deepred
