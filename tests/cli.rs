@@ -1,18 +1,7 @@
 //! The command line: bench, perft, eval, sts, and clear errors for bad input.
 
-use std::process::Command;
-
-fn deepred(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
-        .args(args)
-        .output()
-        .expect("run deepred");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::deepred;
 
 #[test]
 fn bench_is_deterministic_and_openbench_shaped() {

@@ -2,19 +2,9 @@
 //! accuracy, and clean failures.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn deepred(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
-        .args(args)
-        .output()
-        .expect("run deepred");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::deepred;
 
 fn temp(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("deepred-cli-nn-{}", std::process::id()));
@@ -65,19 +55,24 @@ fn bench_eval_and_accuracy_with_random_nets() {
     );
     // Accuracy reports.
     let tcec = tcec();
-    let (ok, out, err) = deepred(&[
-        "nn",
-        "accuracy",
-        "--net",
-        &dc,
-        "--pgn",
-        &tcec,
-        "--samples",
-        "3000",
-    ]);
+    let az = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/pgn/games/alphazero_vs_stockfish_all.pgn")
+        .display()
+        .to_string();
+    let accuracy = |net: &str, pgns: &[&str], more: &[&str]| {
+        let mut args = vec!["nn", "accuracy", "--net", net, "--pgn"];
+        args.extend(pgns);
+        args.extend(more);
+        deepred(&args)
+    };
+    let (ok, out, err) = accuracy(&dc, &[&tcec], &["--samples", "3000"]);
     assert!(ok, "{err}");
     assert!(
         out.contains("pair accuracy: ") && out.contains("of 3000 pairs"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Pos2Vec from scratch: ") && out.contains("comparisons: "),
         "{out}"
     );
     // The pst reference on the same pairs: decisive TCEC games are clear to a material count
@@ -90,19 +85,8 @@ fn bench_eval_and_accuracy_with_random_nets() {
     assert!(pst > 75.0, "{out}");
     // --only scores the games of some files, numbered as in the whole list: the validation
     // games of the two files add up to the validation games of both.
-    let az = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/pgn/games/alphazero_vs_stockfish_all.pgn")
-        .display()
-        .to_string();
-    let games = |only: Option<&str>| -> usize {
-        let mut args = vec![
-            "nn",
-            "accuracy",
-            "--net",
-            &dc,
-            "--pgn",
-            &az,
-            &tcec,
+    let games = |only: &[&str]| -> usize {
+        let mut more = vec![
             "--samples",
             "10",
             "--split",
@@ -110,42 +94,22 @@ fn bench_eval_and_accuracy_with_random_nets() {
             "--val-fraction",
             "0.5",
         ];
-        if let Some(t) = only {
-            args.extend(["--only", t]);
-        }
-        let (ok, out, err) = deepred(&args);
+        more.extend(only);
+        let (ok, out, err) = accuracy(&dc, &[&az, &tcec], &more);
         assert!(ok, "{err}");
         let line = out.lines().find(|l| l.starts_with("games: ")).unwrap();
         line[7..].split(' ').next().unwrap().parse().unwrap()
     };
-    let (both, a, t) = (games(None), games(Some("alphazero")), games(Some("TCEC")));
+    let (both, a, t) = (
+        games(&[]),
+        games(&["--only", "alphazero"]),
+        games(&["--only", "TCEC"]),
+    );
     assert!(a > 0 && t > 0, "{a} {t}");
     assert_eq!(a + t, both);
-    let (ok, _, err) = deepred(&[
-        "nn",
-        "accuracy",
-        "--net",
-        &dc,
-        "--pgn",
-        &tcec,
-        "--only",
-        "no-such-file",
-    ]);
+    let (ok, _, err) = accuracy(&dc, &[&tcec], &["--only", "no-such-file"]);
     assert!(!ok && err.contains("no-such-file"), "{err}");
-    assert!(
-        out.contains("Pos2Vec from scratch: ") && out.contains("comparisons: "),
-        "{out}"
-    );
-    let (ok, out, err) = deepred(&[
-        "nn",
-        "accuracy",
-        "--net",
-        &dp,
-        "--pgn",
-        &tcec,
-        "--samples",
-        "500",
-    ]);
+    let (ok, out, err) = accuracy(&dp, &[&tcec], &["--samples", "500"]);
     assert!(ok, "{err}");
     assert!(
         out.contains("triplet accuracy (f(q) < f(r)): ") && out.contains("of 500;"),

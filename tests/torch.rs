@@ -4,17 +4,15 @@
 #![cfg(feature = "torch")]
 
 mod common;
+use common::deepred;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use deepred::games::pgn::read_games;
 use deepred::nn::net::Kind;
 use deepred::nn::{DeepChess, DeepPink, features, train};
 use shakmaty::{Chess, Position};
-
-const BIN: &str = env!("CARGO_BIN_EXE_deepred");
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("deepred-torch-{}-{name}", std::process::id()));
@@ -50,15 +48,6 @@ fn positions(n: usize) -> Vec<Chess> {
 
 fn close(a: f32, b: f32) -> bool {
     (a - b).abs() <= 1e-4 * (1.0 + a.abs().max(b.abs()))
-}
-
-fn deepred(args: &[&str]) -> (bool, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.success(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 #[test]

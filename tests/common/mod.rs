@@ -126,3 +126,16 @@ impl Drop for Uci {
 }
 
 pub const SECS: fn(u64) -> Duration = Duration::from_secs;
+
+/// Runs `deepred ARGS` to the end: (exit status success, stdout, stderr).
+pub fn deepred(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(args)
+        .output()
+        .expect("run deepred");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
