@@ -249,6 +249,28 @@ fn db_err(path: &Path, e: rusqlite::Error) -> String {
     }
 }
 
+/// How long a store waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Switches the store to WAL mode. Switching a fresh file needs an exclusive lock, and SQLite
+/// answers `SQLITE_BUSY` at once (without its busy handler) while another process has the file
+/// open, e.g. two imports starting together on a new store: so retry until `BUSY_TIMEOUT`.
+fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let start = std::time::Instant::now();
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::DatabaseBusy
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(err) => return Err(err),
+        }
+    }
+}
+
 impl Store {
     /// Opens (creating it if missing) the store at `path`. A file of another application or of
     /// a newer schema is refused with a clear message and left untouched.
@@ -273,7 +295,7 @@ impl Store {
         }
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| db_err(path, e))?;
-        conn.busy_timeout(Duration::from_secs(30))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_err(path, e))?;
         let store = Store {
             conn,
@@ -285,7 +307,7 @@ impl Store {
 
     fn setup(conn: Connection, path: &Path) -> Result<Store, String> {
         let e = |err| db_err(path, err);
-        conn.busy_timeout(Duration::from_secs(30)).map_err(e)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(e)?;
         // Refuse foreign files before writing anything to them.
         let has_tables: i64 = conn
             .query_row(
@@ -310,7 +332,7 @@ impl Store {
         // Large pages: a bulk import inserts at random all over the key space, and big pages
         // split less often (32 KiB measured fastest; an existing file keeps its page size).
         conn.pragma_update(None, "page_size", 32_768).map_err(e)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(e)?;
+        set_wal(&conn).map_err(e)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(e)?;
         // 256 MB of page cache: the (parent, mv) index is hit at random.
@@ -742,6 +764,30 @@ mod tests {
         ));
         let _ = std::fs::remove_file(&p);
         p
+    }
+
+    #[test]
+    fn opening_a_new_store_waits_for_another_writer() {
+        // Another process that opened the same new store is writing to it (it holds the
+        // RESERVED lock, as while it switches the file to WAL mode). SQLite refuses our switch
+        // to WAL with SQLITE_BUSY at once, without its busy handler: opening must wait instead.
+        let p = temp("wal-wait");
+        let other = Connection::open(&p).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let opener = std::thread::spawn({
+            let p = p.clone();
+            move || Store::open(&p).and_then(|s| s.stats()).map(|st| st.games)
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        other.execute_batch("COMMIT").unwrap();
+        assert_eq!(opener.join().unwrap(), Ok(0));
+        drop(other);
+        let mode: String = Connection::open(&p)
+            .unwrap()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let _ = std::fs::remove_file(&p);
     }
 
     fn game(moves: &[&str], result: GameResult) -> GameRecord {
