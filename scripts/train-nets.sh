@@ -3,28 +3,33 @@
 # sets, trains DeepChess and Deep Pink with `deepred train` (feature `torch`), and measures both
 # nets on the validation games of the data sets (held out by game: never trained on).
 #
-# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=4 AE_EPOCHS=1 PAIRS=400000 EPOCHS_DP=5
-#                                      DEVICE=cpu THREADS=2 GAMES=20000 WORK=data)
+# Usage: scripts/train-nets.sh        (env: EPOCHS_DC=5 AE_EPOCHS=1 PAIRS=800000 EPOCHS_DP=5
+#                                      DEVICE=cpu THREADS=2 GAMES=20000 GAMES2=51000 WORK=data)
 # Needs scripts/torch-venv.sh once. Everything it writes except nets/*.safetensors stays out of git.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 WORK="${WORK:-data}"
-EPOCHS_DC="${EPOCHS_DC:-4}"
+EPOCHS_DC="${EPOCHS_DC:-5}"
 AE_EPOCHS="${AE_EPOCHS:-1}"
-PAIRS="${PAIRS:-400000}"
+PAIRS="${PAIRS:-800000}"
 EPOCHS_DP="${EPOCHS_DP:-5}"
 DEVICE="${DEVICE:-cpu}"
 THREADS="${THREADS:-2}"
 GAMES="${GAMES:-20000}"
+GAMES2="${GAMES2:-51000}"
 eval "$(scripts/torch-env.sh)"
 cargo build --release --features torch
 BIN=target/release/deepred
 
-# 1. Games (resumes: finished chunks are kept).
-GAMES="$GAMES" OUT="$WORK/generated" DEEPRED="$BIN" scripts/gen-games.sh
+# 1. Games, two sets with their own seeds and node counts (resume: finished chunks are kept).
+GAMES="$GAMES" OUT="$WORK/generated" SEED=2 NODES=600 DEEPRED="$BIN" scripts/gen-games.sh
 TRAIN_PGN=(../shared/data/pgn/games/*.pgn "$WORK"/generated/games-*.pgn)
-NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/games and $GAMES scripts/gen-games.sh games (Stockfish 15.1 against itself, full strength, 600-1000 nodes against 1.5 times as many, played out, noob_3moves openings)"
+if [ "$GAMES2" -gt 0 ]; then
+    GAMES="$GAMES2" OUT="$WORK/generated2" SEED=3 NODES=650 DEEPRED="$BIN" scripts/gen-games.sh
+    TRAIN_PGN+=("$WORK"/generated2/games-*.pgn)
+fi
+NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/games and $((GAMES + GAMES2)) scripts/gen-games.sh games (Stockfish 15.1 against itself, full strength, 600-1050 nodes against 1.5 times as many, played out, noob_3moves openings)"
 
 # 2. Data sets.
 "$BIN" dataset deepchess --pgn "${TRAIN_PGN[@]}" --out "$WORK/deepchess.bin" --seed 1
@@ -33,7 +38,7 @@ NOTE="$(cat "${TRAIN_PGN[@]}" | grep -c '^\[Result') games: ../shared/data/pgn/g
 # 3. Training (CSV, PNG and checkpoints in $WORK/runs; add --resume to continue a run).
 "$BIN" train deepchess --data "$WORK/deepchess.bin" --out nets/deepchess.safetensors \
     --run-dir "$WORK/runs" --epochs "$EPOCHS_DC" --ae-epochs "$AE_EPOCHS" --pairs "$PAIRS" \
-    --lr 0.0005 --mirror --dropout 0.3 --weight-decay 0.05 \
+    --lr 0.0003 --mirror --dropout 0.4 --weight-decay 0.05 \
     --device "$DEVICE" --threads "$THREADS" --games-note "$NOTE"
 "$BIN" train deeppink --data "$WORK/deeppink.bin" --out nets/deeppink.safetensors \
     --run-dir "$WORK/runs" --epochs "$EPOCHS_DP" --device "$DEVICE" --threads "$THREADS" \
