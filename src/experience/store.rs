@@ -252,9 +252,10 @@ fn db_err(path: &Path, e: rusqlite::Error) -> String {
 /// How long a store waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Switches the store to WAL mode. Switching a fresh file needs an exclusive lock, and SQLite
-/// answers `SQLITE_BUSY` at once (without its busy handler) while another process has the file
-/// open, e.g. two imports starting together on a new store: so retry until `BUSY_TIMEOUT`.
+/// Switches the store to WAL mode. On a file not yet in WAL mode SQLite does that by upgrading a
+/// read transaction to a write one, and answers `SQLITE_BUSY` at once (without its busy handler)
+/// while another process holds the write lock, e.g. two imports starting together on a new
+/// store: so retry until `BUSY_TIMEOUT`.
 fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     let start = std::time::Instant::now();
     loop {
