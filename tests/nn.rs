@@ -265,13 +265,6 @@ fn native_forward_pass_equals_the_reference_loops() {
             assert!((f - r).abs() <= 1e-4 * (1.0 + r.abs()), "{f} vs {r}");
             assert_eq!(dp.cp(f), (r * 100.0).round() as i32);
         }
-        // The batched Pos2Vec gives the same vectors, bit for bit.
-        let feats: Vec<_> = positions.iter().map(features::deepchess).collect();
-        let refs: Vec<&[u16]> = feats.iter().map(|f| &f[..]).collect();
-        let batch = dc.pos2vec_batch(&refs);
-        for (pos, v) in positions.iter().zip(&batch) {
-            assert_eq!(v, &dc.pos2vec(pos));
-        }
     }
 }
 

@@ -109,9 +109,6 @@ pub fn rate<T>(items: &[T], mut f: impl FnMut(&T)) -> f64 {
     n as f64 / (thread_seconds() - start).max(1e-9)
 }
 
-/// Positions per batch of the batched Pos2Vec measure.
-const BATCH: usize = 64;
-
 /// Scores the net; returns the report's lines.
 pub fn run(o: &AccuracyOptions) -> Result<String, String> {
     let file = NetFile::load(&o.net, None)?;
@@ -212,14 +209,6 @@ fn deepchess(
     let scratch_rate = rate(&feats, |f| {
         std::hint::black_box(net.pos2vec_features(f));
     });
-    let batches: Vec<Vec<&[u16]>> = feats
-        .chunks(BATCH)
-        .map(|c| c.iter().map(|f| &f[..]).collect())
-        .collect();
-    let batch_rate = BATCH as f64
-        * rate(&batches, |b| {
-            std::hint::black_box(net.pos2vec_batch(b));
-        });
     let accs: Vec<crate::nn::layers::AVec> = feats
         .iter()
         .take(20_000)
@@ -244,7 +233,6 @@ fn deepchess(
          pst evaluation on the same pairs: {:.2}%\n\
          Pos2Vec from scratch: {:.0} positions/s (one thread's CPU time, no cache)\n\
          Pos2Vec from a first-layer accumulator: {:.0} positions/s\n\
-         Pos2Vec from scratch in batches of {BATCH}: {:.0} positions/s\n\
          comparisons: {:.0}/s\n\
          kernels: {}\n",
         net.description,
@@ -257,9 +245,12 @@ fn deepchess(
         100.0 * pst_right / pairs.len().max(1) as f64,
         scratch_rate,
         acc_rate,
-        batch_rate,
         cmp_rate,
-        if net.simd { "AVX2+FMA" } else { "portable" }
+        if net.simd {
+            "AVX2+FMA+F16C"
+        } else {
+            "portable"
+        }
     ))
 }
 
@@ -330,6 +321,10 @@ fn deeppink(
         scores.len(),
         scratch_rate,
         acc_rate,
-        if net.simd { "AVX2+FMA" } else { "portable" }
+        if net.simd {
+            "AVX2+FMA+F16C"
+        } else {
+            "portable"
+        }
     ))
 }

@@ -144,39 +144,6 @@ impl DeepChess {
         out
     }
 
-    /// Pos2Vec of many feature lists at once: the same vectors as [`Self::pos2vec_features`]
-    /// (bit for bit), faster per position because each chunk of weights loaded into the L1
-    /// cache serves the whole batch ([`super::layers::Dense::forward_batch`]).
-    pub fn pos2vec_batch(&self, features: &[&[u16]]) -> Vec<Vec<f32>> {
-        let n = features.len();
-        let mut cur: Vec<AVec> = features
-            .iter()
-            .map(|f| {
-                let mut a = AVec::zeros(self.acc_len());
-                self.refresh(f, &mut a);
-                a
-            })
-            .collect();
-        let mut lists: Vec<(Vec<u16>, Vec<f32>, usize)> = (0..n)
-            .map(|_| (vec![0; self.width], vec![0.0; self.width], 0))
-            .collect();
-        let mut width = self.first.outputs;
-        for d in &self.pos2vec {
-            for (a, (idx, vals, k)) in cur.iter().zip(lists.iter_mut()) {
-                *k = nonzero(&a[..width], idx, vals);
-            }
-            let refs: Vec<(&[u16], &[f32])> =
-                lists.iter().map(|(i, v, k)| (&i[..*k], &v[..*k])).collect();
-            let mut outs: Vec<AVec> = (0..n).map(|_| AVec::zeros(d.padded)).collect();
-            d.forward_batch(&refs, &mut outs, self.simd);
-            cur = outs;
-            width = d.outputs;
-        }
-        cur.iter()
-            .map(|o| o[..self.embed_len()].iter().map(|v| v.max(0.0)).collect())
-            .collect()
-    }
-
     pub fn pos2vec(&self, pos: &Chess) -> Vec<f32> {
         self.pos2vec_features(&features::deepchess(pos))
     }

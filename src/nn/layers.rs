@@ -8,15 +8,24 @@
 //! through memory in order. The first layer of a net ([`FirstLayer`]) keeps one contiguous row
 //! per input feature, for the incremental accumulator.
 //!
-//! Kernels: AVX2+FMA (chosen at run time with `is_x86_feature_detected!`) and a portable
-//! fallback that computes the same sums.
+//! Dense layers keep their weights at half precision: [`Dense::from_torch`] rounds every weight
+//! to the nearest IEEE 754 binary16 value (relative error at most 2^-11), and the AVX2 kernel
+//! reads the 16-bit values and widens them with F16C, so a position streams half as many bytes
+//! through the caches (the 600x400 Pos2Vec layer: 480 KB instead of 960 KB; Pos2Vec's layers
+//! after the first, 680 KB, fit in a 1 MB L2 cache). Sums and activations stay in f32. On the
+//! shipped nets this moves DeepChess's held-out pair accuracy by one pair in 1,000,000 and Deep
+//! Pink's triplet accuracy not at all (BENCHMARKS.md). The first layer (the accumulator) keeps
+//! f32 weights.
+//!
+//! Kernels: AVX2+FMA+F16C (chosen at run time with `is_x86_feature_detected!`) and a portable
+//! fallback that computes the same sums from an f32 copy of the rounded weights.
 
 use std::sync::LazyLock;
 
 /// Outputs are padded to a multiple of this many floats.
 pub const LANES: usize = 8;
 /// Register blocks hold at most this many groups of 8 outputs (12 accumulators, one broadcast
-/// register, weights read straight from memory by the FMAs).
+/// register, the rest for weights widened from binary16).
 pub const MAX_GROUPS: usize = 12;
 
 /// Splits `padded` outputs into as few register blocks as possible, of nearly equal widths
@@ -34,13 +43,15 @@ pub fn blocks(padded: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// True where the AVX2+FMA kernels can run.
+/// True where the AVX2+FMA+F16C kernels can run.
 pub static SIMD: LazyLock<bool> = LazyLock::new(detect_simd);
 
 fn detect_simd() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("f16c")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -105,6 +116,99 @@ impl std::fmt::Debug for AVec {
     }
 }
 
+/// IEEE 754 binary16 bits of the binary16 value nearest to `x` (ties to even; overflow gives
+/// infinity, NaN stays NaN): what F16C's `vcvtps2ph` computes with round-to-nearest.
+pub fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        let nan = if man != 0 {
+            0x200 | (man >> 13) as u16
+        } else {
+            0
+        };
+        return sign | 0x7c00 | nan;
+    }
+    // Biased binary16 exponent.
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        // Subnormal (or zero): the value in units of 2^-24, rounded.
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let (q, rem, half) = (m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1));
+        let q = q + u32::from(rem > half || (rem == half && q & 1 == 1));
+        return sign | q as u16;
+    }
+    let h = ((e as u32) << 10) | (man >> 13);
+    let rem = man & 0x1fff;
+    // A carry out of the mantissa bumps the exponent, up to infinity: still correct.
+    let h = h + u32::from(rem > 0x1000 || (rem == 0x1000 && h & 1 == 1));
+    sign | h as u16
+}
+
+/// The value of IEEE 754 binary16 bits, exactly.
+pub fn f32_from_f16_bits(h: u16) -> f32 {
+    let sign = u32::from(h & 0x8000) << 16;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    match exp {
+        0 => {
+            let v = man as f32 * (1.0 / 16_777_216.0);
+            if sign != 0 { -v } else { v }
+        }
+        0x1f => f32::from_bits(sign | 0x7f80_0000 | (man << 13)),
+        _ => f32::from_bits(sign | ((exp + 112) << 23) | (man << 13)),
+    }
+}
+
+/// `x` rounded to the nearest binary16 value, as an f32.
+pub fn round_to_f16(x: f32) -> f32 {
+    f32_from_f16_bits(f16_bits(x))
+}
+
+/// A buffer of binary16 bit patterns aligned to 64 bytes.
+#[derive(Clone)]
+struct HalfVec {
+    lines: Vec<HalfLine>,
+    len: usize,
+}
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct HalfLine([u16; 32]);
+
+impl HalfVec {
+    fn from_f32(x: &[f32]) -> Self {
+        let mut lines = vec![HalfLine([0; 32]); x.len().div_ceil(32)];
+        for (i, &v) in x.iter().enumerate() {
+            lines[i / 32].0[i % 32] = f16_bits(v);
+        }
+        HalfVec {
+            lines,
+            len: x.len(),
+        }
+    }
+
+    fn as_slice(&self) -> &[u16] {
+        // SAFETY: `lines` holds at least `len` contiguous u16 (HalfLine is repr(C) of 32 u16).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<u16>(), self.len) }
+    }
+}
+
+impl std::fmt::Debug for HalfVec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HalfVec(len {})", self.len)
+    }
+}
+
 /// A hidden or output layer: `out = bias + W x`, input given sparsely.
 #[derive(Clone, Debug)]
 pub struct Dense {
@@ -115,13 +219,16 @@ pub struct Dense {
     /// Register blocks (first output, width), see [`blocks`].
     blocks: Vec<(usize, usize)>,
     /// The block of outputs `start .. start + width` is an `inputs x width` row-major array
-    /// starting at `start * inputs`.
+    /// starting at `start * inputs`. The weights rounded to binary16, as f32 (portable kernel).
     w: AVec,
+    /// The same weights as binary16 bits, same layout (AVX2 kernel).
+    half: HalfVec,
     bias: AVec,
 }
 
 impl Dense {
-    /// From PyTorch's layout: `weight[o * inputs + i]`, `bias[o]`.
+    /// From PyTorch's layout: `weight[o * inputs + i]`, `bias[o]`. Weights are rounded to the
+    /// nearest binary16 value (see the module notes); biases stay f32.
     pub fn from_torch(inputs: usize, outputs: usize, weight: &[f32], bias: &[f32]) -> Self {
         assert_eq!(weight.len(), inputs * outputs);
         assert_eq!(bias.len(), outputs);
@@ -135,7 +242,7 @@ impl Dense {
                 for j in 0..width {
                     let o = start + j;
                     if o < outputs {
-                        w[base + i * width + j] = weight[o * inputs + i];
+                        w[base + i * width + j] = round_to_f16(weight[o * inputs + i]);
                     }
                 }
             }
@@ -145,6 +252,7 @@ impl Dense {
             outputs,
             padded,
             blocks: blocks(padded),
+            half: HalfVec::from_f32(&w),
             w,
             bias: b,
         }
@@ -156,15 +264,17 @@ impl Dense {
         // The kernels read rows by these indices without bounds checks.
         assert!(idx.iter().all(|&i| usize::from(i) < self.inputs));
         for &(start, width) in &self.blocks {
-            let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
+            let range = start * self.inputs..start * self.inputs + self.inputs * width;
+            let w = &self.w[range.clone()];
             let bias = &self.bias[start..start + width];
             let o = &mut out[start..start + width];
             #[cfg(target_arch = "x86_64")]
             if simd && aligned(o) {
-                // SAFETY: `simd` is only true where AVX2 and FMA were detected; every index is
-                // below `inputs` (asserted above), so each row lies in `w`;
-                // weights and biases are 32-byte aligned (AVec, widths multiples of 8), `o` too.
-                unsafe { x86::block(w, width, bias.as_ptr(), idx, vals, o.as_mut_ptr()) };
+                let h = &self.half.as_slice()[range];
+                // SAFETY: `simd` is only true where AVX2, FMA and F16C were detected; every
+                // index is below `inputs` (asserted above), so each row lies in `h`; half rows
+                // are 16-byte aligned (HalfVec, widths multiples of 8), biases and `o` 32-byte.
+                unsafe { x86::block(h, width, bias.as_ptr(), idx, vals, o.as_mut_ptr()) };
                 continue;
             }
             let _ = simd;
@@ -173,57 +283,7 @@ impl Dense {
     }
 }
 
-impl Dense {
-    /// [`Dense::forward`] for a batch of inputs (sorted index lists, as [`nonzero`] makes them):
-    /// the weights are walked in chunks of rows small enough for the L1 cache, and each chunk
-    /// serves every input of the batch before the next is loaded. Same sums, in the same order.
-    pub fn forward_batch(&self, inputs: &[(&[u16], &[f32])], outs: &mut [AVec], simd: bool) {
-        assert_eq!(inputs.len(), outs.len());
-        let mut cursor = vec![0usize; inputs.len()];
-        for &(start, width) in &self.blocks {
-            let w = &self.w[start * self.inputs..start * self.inputs + self.inputs * width];
-            for o in outs.iter_mut() {
-                assert!(o.len() >= self.padded);
-                o[start..start + width].copy_from_slice(&self.bias[start..start + width]);
-            }
-            cursor.iter_mut().for_each(|c| *c = 0);
-            let chunk = (L1_CHUNK_BYTES / (4 * width)).max(8);
-            let mut end = 0;
-            while end < self.inputs {
-                end += chunk;
-                for ((&(idx, vals), o), c) in inputs.iter().zip(outs.iter_mut()).zip(&mut cursor) {
-                    let lo = *c;
-                    let mut hi = lo;
-                    while hi < idx.len() && usize::from(idx[hi]) < end {
-                        hi += 1;
-                    }
-                    *c = hi;
-                    if hi == lo {
-                        continue;
-                    }
-                    assert!(
-                        vals.len() >= hi
-                            && idx[lo..hi].iter().all(|&i| usize::from(i) < self.inputs)
-                    );
-                    let o = &mut o[start..start + width];
-                    #[cfg(target_arch = "x86_64")]
-                    if simd {
-                        let p = o.as_mut_ptr();
-                        // SAFETY: AVX2 detected; rows in bounds (checked above); `o` is an AVec slice starting at a multiple of 8 floats, so
-                        // 32-byte aligned; the kernel may read and write the same memory.
-                        unsafe { x86::block(w, width, p, &idx[lo..hi], &vals[lo..hi], p) };
-                        continue;
-                    }
-                    accumulate_portable(w, width, &idx[lo..hi], &vals[lo..hi], o);
-                }
-            }
-        }
-    }
-}
-
-/// Rows of weights walked at a time by [`Dense::forward_batch`] fill about this many bytes.
-const L1_CHUNK_BYTES: usize = 24 * 1024;
-
+/// `out += sum_k vals[k] * row(idx[k])`.
 fn accumulate_portable(w: &[f32], width: usize, idx: &[u16], vals: &[f32], out: &mut [f32]) {
     for (&i, &v) in idx.iter().zip(vals) {
         let i = usize::from(i);
@@ -367,12 +427,13 @@ impl FirstLayer {
 mod x86 {
     use std::arch::x86_64::*;
 
-    /// One output block of [`super::Dense::forward`] with `width / 8` register accumulators.
-    #[target_feature(enable = "avx2,fma")]
-    /// `out[..width] = bias[..width] + sum_k vals[k] * row(idx[k])`; `bias` and `out` may be the
-    /// same memory (32-byte aligned, `width` floats).
+    /// One output block of [`super::Dense::forward`] with `width / 8` register accumulators:
+    /// `out[..width] = bias[..width] + sum_k vals[k] * row(idx[k])`, rows of binary16 weights
+    /// (16-byte aligned) widened to f32 by F16C; `bias` and `out` are 32-byte aligned, `width`
+    /// floats.
+    #[target_feature(enable = "avx2,fma,f16c")]
     pub unsafe fn block(
-        w: &[f32],
+        w: &[u16],
         width: usize,
         bias: *const f32,
         idx: &[u16],
@@ -398,10 +459,10 @@ mod x86 {
         }
     }
 
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = "avx2,fma,f16c")]
     #[inline]
     unsafe fn block_n<const N: usize>(
-        w: &[f32],
+        w: &[u16],
         width: usize,
         bias: *const f32,
         idx: &[u16],
@@ -419,7 +480,8 @@ mod x86 {
                 let v = _mm256_set1_ps(*vals.get_unchecked(k));
                 let row = wp.add(usize::from(*idx.get_unchecked(k)) * width);
                 for (j, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_fmadd_ps(_mm256_load_ps(row.add(8 * j)), v, *a);
+                    let h = _mm_load_si128(row.add(8 * j).cast());
+                    *a = _mm256_fmadd_ps(_mm256_cvtph_ps(h), v, *a);
                 }
             }
             for (j, a) in acc.iter().enumerate() {
@@ -543,7 +605,19 @@ mod tests {
             let x: Vec<f32> = (0..inputs)
                 .map(|_| rng.random_range(-1.0f32..1.0).max(0.0))
                 .collect();
-            let want = reference(inputs, outputs, &w, &b, &x);
+            // The layer computes with the weights rounded to binary16.
+            let rounded: Vec<f32> = w.iter().map(|&v| round_to_f16(v)).collect();
+            let want = reference(inputs, outputs, &rounded, &b, &x);
+            // Rounding to nearest moves each weight by at most 2^-11 of itself.
+            let exact = reference(inputs, outputs, &w, &b, &x);
+            let bound: Vec<f32> = (0..outputs)
+                .map(|o| {
+                    (0..inputs)
+                        .map(|i| (w[o * inputs + i] * x[i]).abs())
+                        .sum::<f32>()
+                })
+                .map(|s| s / 2048.0 + 1e-4)
+                .collect();
             let d = Dense::from_torch(inputs, outputs, &w, &b);
             let mut idx = vec![0u16; inputs];
             let mut vals = vec![0f32; inputs];
@@ -554,9 +628,74 @@ mod tests {
                 out.fill(f32::NAN);
                 d.forward(&idx[..n], &vals[..n], &mut out, simd);
                 for o in 0..outputs {
-                    assert!((out[o] - want[o]).abs() < 1e-3, "{inputs}x{outputs} o={o}");
+                    assert!((out[o] - want[o]).abs() < 1e-4, "{inputs}x{outputs} o={o}");
+                    assert!(
+                        (out[o] - exact[o]).abs() <= bound[o],
+                        "{inputs}x{outputs} o={o}"
+                    );
                 }
                 assert!(out[outputs..].iter().all(|&v| v == 0.0));
+            }
+        }
+    }
+
+    #[test]
+    fn half_precision_conversions_match_the_hardware() {
+        // Independent reference values.
+        for (x, h) in [
+            (0.0f32, 0x0000u16),
+            (-0.0, 0x8000),
+            (1.0, 0x3c00),
+            (-2.0, 0xc000),
+            (65504.0, 0x7bff),
+            (65520.0, 0x7c00),
+            (f32::INFINITY, 0x7c00),
+            (5.960_464_5e-8, 0x0001),
+            (6.103_515_6e-5, 0x0400),
+            (1.0 + 1.0 / 2048.0, 0x3c00),
+            (1.0 + 3.0 / 2048.0, 0x3c02),
+            (0.333_333_34, 0x3555),
+        ] {
+            assert_eq!(f16_bits(x), h, "{x}");
+        }
+        assert!(f32_from_f16_bits(f16_bits(f32::NAN)).is_nan());
+        for h in 0..=u16::MAX {
+            let x = f32_from_f16_bits(h);
+            if !x.is_nan() {
+                assert_eq!(f16_bits(x), h, "{h:#06x} round trip");
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("f16c") {
+            use std::arch::x86_64::*;
+            // SAFETY: F16C detected.
+            let hw_to_f32 =
+                |h: u16| unsafe { _mm_cvtss_f32(_mm_cvtph_ps(_mm_set1_epi16(h as i16))) };
+            // SAFETY: F16C detected.
+            let hw_to_f16 = |x: f32| unsafe {
+                _mm_extract_epi16::<0>(_mm_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm_set1_ps(x)))
+                    as u16
+            };
+            for h in 0..=u16::MAX {
+                let (a, b) = (f32_from_f16_bits(h), hw_to_f32(h));
+                assert!(
+                    a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(),
+                    "{h:#06x}"
+                );
+            }
+            let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+            for k in 0..2_000_000u32 {
+                // Random bit patterns, then values near the binary16 range and its ties.
+                let x = match k % 3 {
+                    0 => f32::from_bits(rng.random()),
+                    1 => {
+                        rng.random_range(-70000.0f32..70000.0) * 2f32.powi(-rng.random_range(0..30))
+                    }
+                    _ => f32_from_f16_bits(rng.random()) * (1.0 + 1.0 / 2048.0),
+                };
+                if !x.is_nan() {
+                    assert_eq!(f16_bits(x), hw_to_f16(x), "{x:e} ({:#010x})", x.to_bits());
+                }
             }
         }
     }
