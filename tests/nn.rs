@@ -146,6 +146,18 @@ fn loader_refuses_bad_files_with_clear_messages() {
     t[0].2[17] = f32::NAN;
     let p = write_tensors("nan.safetensors", Kind::DeepPink, &t);
     check(&p, Kind::DeepPink, "NaN");
+    // A dense weight too large for half precision (the first layer keeps f32 and may hold it).
+    let mut t = random::tensors(&l, 7);
+    t[0].2[3] = 1e5;
+    let p = write_tensors("big-first.safetensors", Kind::DeepPink, &t);
+    assert!(DeepPink::load(&p).is_ok());
+    t[2].2[5] = -7e4;
+    let p = write_tensors("big.safetensors", Kind::DeepPink, &t);
+    check(
+        &p,
+        Kind::DeepPink,
+        "tensor 'layers.1.weight' holds -70000, beyond half precision",
+    );
 }
 
 #[test]

@@ -116,6 +116,10 @@ impl std::fmt::Debug for AVec {
     }
 }
 
+/// The largest finite binary16 value. [`Dense`] weights must not exceed it in magnitude (the
+/// net loader refuses larger ones).
+pub const F16_MAX: f32 = 65504.0;
+
 /// IEEE 754 binary16 bits of the binary16 value nearest to `x` (ties to even; overflow gives
 /// infinity, NaN stays NaN): what F16C's `vcvtps2ph` computes with round-to-nearest.
 pub fn f16_bits(x: f32) -> u16 {

@@ -187,6 +187,14 @@ impl NetFile {
                 self.path.display()
             ));
         }
+        // Dense weights are kept as binary16 (see `layers`): larger ones would become infinite.
+        if let Some(v) = w.iter().find(|v| v.abs() > crate::nn::layers::F16_MAX) {
+            return Err(format!(
+                "net '{}': tensor '{prefix}.weight' holds {v}, beyond half precision (at most {} in magnitude)",
+                self.path.display(),
+                crate::nn::layers::F16_MAX
+            ));
+        }
         Ok(Dense::from_torch(i, o, w, b))
     }
 
