@@ -246,11 +246,7 @@ fn deepchess(
         scratch_rate,
         acc_rate,
         cmp_rate,
-        if net.simd {
-            "AVX2+FMA+F16C"
-        } else {
-            "portable"
-        }
+        crate::nn::layers::kernel_name(net.simd)
     ))
 }
 
@@ -321,10 +317,6 @@ fn deeppink(
         scores.len(),
         scratch_rate,
         acc_rate,
-        if net.simd {
-            "AVX2+FMA+F16C"
-        } else {
-            "portable"
-        }
+        crate::nn::layers::kernel_name(net.simd)
     ))
 }

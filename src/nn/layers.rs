@@ -69,16 +69,39 @@ pub fn pad(n: usize) -> usize {
     n.div_ceil(LANES) * LANES
 }
 
-/// A float buffer aligned to 64 bytes (whole cache lines).
+/// Element types of [`AVec`]: plain numbers for which every bit pattern, all zeros included, is
+/// a value, with an alignment that divides 64.
+pub trait Plain: Copy + sealed::Sealed {}
+impl Plain for f32 {}
+impl Plain for u16 {}
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for u16 {}
+}
+
+/// A buffer of floats (or binary16 bit patterns, `AVec<u16>`) aligned to 64 bytes (whole cache
+/// lines).
 #[derive(Clone)]
-pub struct AVec {
+pub struct AVec<T: Plain = f32> {
     lines: Vec<Line>,
     len: usize,
+    _elem: std::marker::PhantomData<T>,
 }
 
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct Line([f32; 16]);
+struct Line([u8; 64]);
+
+impl<T: Plain> AVec<T> {
+    fn zeroed(len: usize) -> Self {
+        AVec {
+            lines: vec![Line([0; 64]); (len * std::mem::size_of::<T>()).div_ceil(64)],
+            len,
+            _elem: std::marker::PhantomData,
+        }
+    }
+}
 
 impl Default for AVec {
     fn default() -> Self {
@@ -88,32 +111,35 @@ impl Default for AVec {
 
 impl AVec {
     pub fn zeros(len: usize) -> Self {
-        AVec {
-            lines: vec![Line([0.0; 16]); len.div_ceil(16)],
-            len,
-        }
+        AVec::zeroed(len)
     }
 }
 
-impl std::ops::Deref for AVec {
-    type Target = [f32];
-    fn deref(&self) -> &[f32] {
-        // SAFETY: `lines` holds at least `len` contiguous f32 (Line is repr(C) of 16 f32).
-        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<f32>(), self.len) }
+impl<T: Plain> std::ops::Deref for AVec<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `lines` holds at least `len * size_of::<T>()` contiguous bytes, aligned to 64
+        // (a multiple of T's alignment), and any bit pattern is a T (`Plain`).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<T>(), self.len) }
     }
 }
 
-impl std::ops::DerefMut for AVec {
-    fn deref_mut(&mut self) -> &mut [f32] {
+impl<T: Plain> std::ops::DerefMut for AVec<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
         // SAFETY: as in Deref, and we hold the only reference.
-        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<f32>(), self.len) }
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<T>(), self.len) }
     }
 }
 
-impl std::fmt::Debug for AVec {
+impl<T: Plain> std::fmt::Debug for AVec<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "AVec(len {})", self.len)
     }
+}
+
+/// The name of the kernels `simd` selects, for reports.
+pub fn kernel_name(simd: bool) -> &'static str {
+    if simd { "AVX2+FMA+F16C" } else { "portable" }
 }
 
 /// The largest finite binary16 value. [`Dense`] weights must not exceed it in magnitude (the
@@ -178,41 +204,6 @@ pub fn round_to_f16(x: f32) -> f32 {
     f32_from_f16_bits(f16_bits(x))
 }
 
-/// A buffer of binary16 bit patterns aligned to 64 bytes.
-#[derive(Clone)]
-struct HalfVec {
-    lines: Vec<HalfLine>,
-    len: usize,
-}
-
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct HalfLine([u16; 32]);
-
-impl HalfVec {
-    fn from_f32(x: &[f32]) -> Self {
-        let mut lines = vec![HalfLine([0; 32]); x.len().div_ceil(32)];
-        for (i, &v) in x.iter().enumerate() {
-            lines[i / 32].0[i % 32] = f16_bits(v);
-        }
-        HalfVec {
-            lines,
-            len: x.len(),
-        }
-    }
-
-    fn as_slice(&self) -> &[u16] {
-        // SAFETY: `lines` holds at least `len` contiguous u16 (HalfLine is repr(C) of 32 u16).
-        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<u16>(), self.len) }
-    }
-}
-
-impl std::fmt::Debug for HalfVec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "HalfVec(len {})", self.len)
-    }
-}
-
 /// A hidden or output layer: `out = bias + W x`, input given sparsely.
 #[derive(Clone, Debug)]
 pub struct Dense {
@@ -226,7 +217,7 @@ pub struct Dense {
     /// starting at `start * inputs`. The weights rounded to binary16, as f32 (portable kernel).
     w: AVec,
     /// The same weights as binary16 bits, same layout (AVX2 kernel).
-    half: HalfVec,
+    half: AVec<u16>,
     bias: AVec,
 }
 
@@ -256,7 +247,13 @@ impl Dense {
             outputs,
             padded,
             blocks: blocks(padded),
-            half: HalfVec::from_f32(&w),
+            half: {
+                let mut h = AVec::<u16>::zeroed(w.len());
+                for (h, &v) in h.iter_mut().zip(w.iter()) {
+                    *h = f16_bits(v);
+                }
+                h
+            },
             w,
             bias: b,
         }
@@ -274,10 +271,10 @@ impl Dense {
             let o = &mut out[start..start + width];
             #[cfg(target_arch = "x86_64")]
             if simd && aligned(o) {
-                let h = &self.half.as_slice()[range];
+                let h = &self.half[range];
                 // SAFETY: `simd` is only true where AVX2, FMA and F16C were detected; every
                 // index is below `inputs` (asserted above), so each row lies in `h`; half rows
-                // are 16-byte aligned (HalfVec, widths multiples of 8), biases and `o` 32-byte.
+                // are 16-byte aligned (AVec, widths multiples of 8), biases and `o` 32-byte.
                 unsafe { x86::block(h, width, bias.as_ptr(), idx, vals, o.as_mut_ptr()) };
                 continue;
             }
