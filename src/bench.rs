@@ -30,7 +30,7 @@ pub fn positions() -> Vec<Chess> {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| crate::uci::parse_fen(l, false).expect("bench position is valid"))
+        .map(|l| crate::chess::fen::parse_fen(l, false).expect("bench position is valid"))
         .collect()
 }
 
@@ -66,7 +66,9 @@ pub fn run(
             all.len(),
             r.nodes,
             r.best
-                .map_or("0000".to_string(), |m| crate::search::uci_move(m, false))
+                .map_or("0000".to_string(), |m| crate::chess::notation::uci_move(
+                    m, false
+                ))
         ));
     }
     // Only the searches are timed (not clearing the hash table between positions).

@@ -1,11 +1,12 @@
 //! Deep Red: a UCI chess engine with pluggable evaluators that learns from experience.
 
 pub mod bench;
+pub mod chess;
 pub mod eval;
 pub mod experience;
 pub mod games;
 pub mod nn;
-pub mod perft;
+
 pub mod search;
 pub mod sts;
 pub mod uci;
@@ -39,7 +40,7 @@ pub fn eval_report(pos: &Chess, ctx: &eval::EvalContext) -> String {
         Ok((w, b, d)) if w + b + d > 0 => {
             let n = w + b + d;
             let white_score = (w as f64 + 0.5 * d as f64) / n as f64;
-            let cp = eval::experience::ratio_to_cp(white_score);
+            let cp = chess::score::cp_from_expectation(white_score);
             let used = if n >= u64::from(ctx.experience_min_games) {
                 ""
             } else {
@@ -72,7 +73,7 @@ pub fn eval_report(pos: &Chess, ctx: &eval::EvalContext) -> String {
             let p_start = net.compare(&v, &net.pos2vec(&Chess::default()));
             out.push_str(&format!(
                 "deepchess: P(better for White than its colour mirror) = {p_mirror:.3} (~{:+.2} White's view); P(better for White than the start position) = {p_start:.3}; {}\n",
-                f64::from(eval::experience::ratio_to_cp(f64::from(p_mirror))) / 100.0,
+                f64::from(chess::score::cp_from_expectation(f64::from(p_mirror))) / 100.0,
                 net.description
             ));
         }

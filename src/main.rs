@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use deepred::{bench, eval, perft, search, sts, uci};
+use deepred::chess::{fen, notation, perft};
+use deepred::{bench, eval, sts, uci};
 
 #[derive(Parser)]
 #[command(
@@ -564,7 +565,7 @@ fn main() -> ExitCode {
             let start = std::time::Instant::now();
             let total = if divide {
                 perft::divide(&pos, depth, |m, n| {
-                    println!("{}: {n}", search::uci_move(m, chess960))
+                    println!("{}: {n}", notation::uci_move(m, chess960))
                 })
             } else {
                 perft::perft(&pos, depth)
@@ -820,7 +821,7 @@ fn main() -> ExitCode {
 fn position_arg(fen: Option<String>, chess960: bool) -> Result<shakmaty::Chess, String> {
     fen.map_or_else(
         || Ok(shakmaty::Chess::default()),
-        |f| uci::parse_fen(&f, chess960),
+        |f| Ok(fen::parse_fen(&f, chess960)?),
     )
 }
 
@@ -994,7 +995,7 @@ fn experience_command(what: ExperienceCmd) -> ExitCode {
             let turn = shakmaty::Position::turn(&pos);
             match store.moves_from(&pos) {
                 Ok(mut moves) => {
-                    println!("{}", uci::fen_of(&pos));
+                    println!("{}", fen::fen_of(&pos));
                     if moves.is_empty() {
                         println!("no known moves");
                     }

@@ -49,7 +49,7 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
         "{} {} {} {} 0 1",
         fields[0], fields[1], fields[2], fields[3]
     );
-    let pos: Chess = crate::uci::parse_fen(&fen, false)?;
+    let pos: Chess = crate::chess::fen::parse_fen(&fen, false)?;
     // The operations start after the fourth field.
     let mut rest = line.trim_start();
     for _ in 0..4 {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use deepred::chess::pgn::read_games;
 use deepred::experience::codec::{board_string, compact_key, decode_key, parse_board_string};
-use deepred::games::pgn::read_games;
 use rayon::prelude::*;
 
 fn games_dir() -> PathBuf {

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use deepred::experience::live::rule_result;
+use deepred::chess::pgn::read_games;
+use deepred::chess::rules::GameResult;
+use deepred::chess::rules::rule_result;
 use deepred::experience::store::Store;
-use deepred::games::pgn::{GameResult, read_games};
 
 const BIN: &str = env!("CARGO_BIN_EXE_deepred");
 
@@ -25,7 +26,7 @@ fn book() -> String {
 }
 
 /// Every game of a PGN file the match wrote (each must read back).
-fn read_pgn(path: &Path) -> Vec<deepred::games::pgn::PgnGame> {
+fn read_pgn(path: &Path) -> Vec<deepred::chess::pgn::PgnGame> {
     read_games(std::fs::File::open(path).unwrap())
         .into_iter()
         .map(|g| g.expect("the PGN the match wrote reads back"))

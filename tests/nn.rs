@@ -4,14 +4,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use deepred::chess::fen::parse_fen;
+use deepred::chess::notation::uci_move;
+use deepred::chess::score::MATE;
 use deepred::eval::{ComparatorEvaluator, Evaluator};
 use deepred::nn::layers::AVec;
 use deepred::nn::net::{Kind, NetFile};
 use deepred::nn::random::{self, Tensor};
 use deepred::nn::{DeepChess, DeepPink, features};
 use deepred::search::tt::TranspositionTable;
-use deepred::search::{Limits, MATE, SearchParams, Shared, search, uci_move};
-use deepred::uci::parse_fen;
+use deepred::search::{Limits, SearchParams, Shared, search};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Chess, Color, Position};
@@ -305,7 +307,7 @@ fn check_moves(dp: &DeepPink, dc: &DeepChess, pos: &Chess) -> usize {
                 close(acc.get(1, persp), fresh.get(0, persp)),
                 "deeppink {persp:?} after {} in {}",
                 uci_move(m, false),
-                deepred::uci::fen_of(pos)
+                deepred::chess::fen::fen_of(pos)
             );
         }
         let (add, sub) = features::deepchess_delta(pos, m, &child);
@@ -317,7 +319,7 @@ fn check_moves(dp: &DeepPink, dc: &DeepChess, pos: &Chess) -> usize {
             close(&inc, &want),
             "deepchess after {} in {}",
             uci_move(m, false),
-            deepred::uci::fen_of(pos)
+            deepred::chess::fen::fen_of(pos)
         );
         n += 1;
     }
@@ -495,7 +497,7 @@ fn neural_searches_play_legal_moves_under_every_limit() {
     let positions: Vec<String> = deepred::bench::positions()
         .iter()
         .take(6)
-        .map(deepred::uci::fen_of)
+        .map(deepred::chess::fen::fen_of)
         .collect();
     for e in &evaluators {
         for fen in &positions {
@@ -552,7 +554,7 @@ fn deepchess_draws_compare_through_the_mirror() {
     assert!(m.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-5));
     assert!(close(&m, &want));
     let e = deepred::eval::deepchess::DeepChessEval::new(net);
-    let key = deepred::search::hash_of(&pos);
+    let key = deepred::chess::zobrist::hash_of(&pos);
     let mut a = vec![0.0; e.embed_len()];
     let mut b = vec![0.0; e.embed_len()];
     e.embed(&pos, key, &mut a);

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use deepred::perft::{divide, perft};
-use deepred::uci::parse_fen;
+use deepred::chess::fen::parse_fen;
+use deepred::chess::perft::{divide, perft};
 
 fn shared(rel: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

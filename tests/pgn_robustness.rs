@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use deepred::games::pgn::{GameResult, read_games};
+use deepred::chess::pgn::read_games;
+use deepred::chess::rules::GameResult;
 
-fn read(name: &str) -> (Vec<deepred::games::pgn::PgnGame>, Vec<String>) {
+fn read(name: &str) -> (Vec<deepred::chess::pgn::PgnGame>, Vec<String>) {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data/pgn/robustness")
         .join(name);

@@ -5,8 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use deepred::chess::pgn::{PgnGame, read_games};
+use deepred::chess::rules::GameResult;
 use deepred::experience::store::Store;
-use deepred::games::pgn::{GameResult, PgnGame, read_games};
 use shakmaty::Chess;
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -73,7 +74,7 @@ fn pgn_games(pgn: &Path) -> Vec<PgnGame> {
 fn uci_moves(g: &PgnGame) -> Vec<String> {
     g.moves
         .iter()
-        .map(|m| deepred::search::uci_move(*m, false))
+        .map(|m| deepred::chess::notation::uci_move(*m, false))
         .collect()
 }
 
@@ -114,7 +115,7 @@ fn fools_mate_between_humans_is_learned_and_written() {
     let stats = String::from_utf8_lossy(&stats.stdout);
     assert!(stats.contains("games: 1"), "{stats}");
     let store = Store::open_read_only(&db).unwrap();
-    let after_f3 = deepred::uci::parse_fen(
+    let after_f3 = deepred::chess::fen::parse_fen(
         "rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1",
         false,
     )
@@ -468,7 +469,7 @@ fn a_game_from_a_fen_is_written_with_its_start() {
     );
     assert!(r.stdout.contains("not learned"), "{}", r.stdout);
     let g = &pgn_games(&pgn)[0];
-    assert_eq!(deepred::uci::fen_of(&g.start), fen);
+    assert_eq!(deepred::chess::fen::fen_of(&g.start), fen);
     assert_eq!(uci_moves(g), ["a1a8"]);
     // A position that is already over is not played.
     let r = play(

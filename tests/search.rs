@@ -2,9 +2,11 @@
 
 use std::sync::atomic::Ordering;
 
+use deepred::chess::fen::parse_fen;
+use deepred::chess::notation::uci_move;
+use deepred::chess::score::MATE;
 use deepred::search::tt::TranspositionTable;
-use deepred::search::{Limits, MATE, SearchParams, Shared, search, uci_move};
-use deepred::uci::parse_fen;
+use deepred::search::{Limits, SearchParams, Shared, search};
 
 fn best(fen: &str, depth: u32) -> (String, i32) {
     let pos = parse_fen(fen, false).unwrap();
@@ -53,7 +55,7 @@ fn repetition_in_the_game_history_is_a_draw() {
         .unwrap();
     let mut after = pos.clone();
     after.play_unchecked(m);
-    let key = deepred::search::hash_of(&after);
+    let key = deepred::chess::zobrist::hash_of(&after);
     let run = |history: Vec<u64>| {
         let mut params = SearchParams::new(
             pos.clone(),

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use deepred::experience::live::rule_result;
+use deepred::chess::pgn::read_games;
+use deepred::chess::rules::GameResult;
+use deepred::chess::rules::rule_result;
 use deepred::experience::store::Store;
-use deepred::games::pgn::{GameResult, read_games};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("deepred-selfplay-{}-{name}", std::process::id()));

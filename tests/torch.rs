@@ -9,7 +9,7 @@ use common::deepred;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use deepred::games::pgn::read_games;
+use deepred::chess::pgn::read_games;
 use deepred::nn::net::Kind;
 use deepred::nn::{DeepChess, DeepPink, features, train};
 use shakmaty::{Chess, Position};

@@ -16,7 +16,7 @@ fn net(kind: deepred::nn::net::Kind, tag: &str) -> String {
 
 fn assert_legal(fen: Option<&str>, moves: &str, best: &str) {
     let mut pos = match fen {
-        Some(f) => deepred::uci::parse_fen(f, false).unwrap(),
+        Some(f) => deepred::chess::fen::parse_fen(f, false).unwrap(),
         None => shakmaty::Chess::default(),
     };
     for m in moves.split_whitespace() {

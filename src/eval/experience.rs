@@ -9,6 +9,7 @@ use dashmap::DashMap;
 use shakmaty::{Chess, Color, Position};
 
 use super::ScalarEvaluator;
+use crate::chess::score::cp_from_expectation;
 use crate::experience::store::Store;
 
 /// (white wins, black wins, draws) of the games through a position.
@@ -33,7 +34,7 @@ impl ExperienceEval {
         let store = Store::open_read_only(path)?;
         let records = DashMap::new();
         store.for_each_position(|pos, rec| {
-            records.insert(crate::search::hash_of(pos), rec);
+            records.insert(crate::chess::zobrist::hash_of(pos), rec);
         })?;
         Ok(ExperienceEval { records, min_games })
     }
@@ -45,11 +46,11 @@ impl ExperienceEval {
     /// Adds a learned game's result to the positions it went through (each once), as the store
     /// does, so that the evaluator follows learning without reloading.
     pub fn add_game(&self, game: &crate::experience::store::GameRecord) {
-        use crate::games::pgn::GameResult;
+        use crate::chess::rules::GameResult;
         let mut seen = std::collections::HashSet::new();
         let mut pos = game.start.clone();
         for &m in &game.moves {
-            let key = crate::search::hash_of(&pos);
+            let key = crate::chess::zobrist::hash_of(&pos);
             if seen.insert(key) {
                 let mut r = self.records.entry(key).or_insert((0, 0, 0));
                 match game.result {
@@ -75,16 +76,8 @@ impl ExperienceEval {
         }
         let wins = if pos.turn() == Color::White { r.0 } else { r.1 };
         let p = (f64::from(wins) + 0.5 * f64::from(r.2)) / f64::from(n);
-        Some(ratio_to_cp(p))
+        Some(cp_from_expectation(p))
     }
-}
-
-/// Expected score to centipawns (logistic, 400 per factor of 10 in odds), within ±1000.
-pub fn ratio_to_cp(p: f64) -> i32 {
-    let p = p.clamp(0.003, 0.997);
-    (400.0 * (p / (1.0 - p)).log10())
-        .round()
-        .clamp(-1000.0, 1000.0) as i32
 }
 
 impl ScalarEvaluator for ExperienceEval {
@@ -102,22 +95,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ratio_conversion() {
-        assert_eq!(ratio_to_cp(0.5), 0);
-        assert!(ratio_to_cp(0.75) > 150 && ratio_to_cp(0.75) < 250);
-        assert_eq!(ratio_to_cp(0.25), -ratio_to_cp(0.75));
-        assert_eq!(ratio_to_cp(1.0), 1000);
-    }
-
-    #[test]
     fn known_positions_use_the_record_and_others_pst() {
         let start = Chess::default();
-        let key = crate::search::hash_of(&start);
+        let key = crate::chess::zobrist::hash_of(&start);
         let records = DashMap::new();
         records.insert(key, (30, 10, 10));
         let e = ExperienceEval::from_records(records, 20);
         // White to move scores 35/50 = 0.7.
-        assert_eq!(e.evaluate(&start, key), ratio_to_cp(0.7));
+        assert_eq!(e.evaluate(&start, key), cp_from_expectation(0.7));
         // Too few games: pst.
         let e2 = ExperienceEval::from_records(DashMap::from_iter([(key, (3, 1, 1))]), 20);
         assert_eq!(

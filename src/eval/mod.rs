@@ -50,8 +50,8 @@ pub trait ComparatorEvaluator: Send + Sync {
     fn prob_first_better(&self, a: &Chess, b: &Chess) -> f32 {
         let mut va = vec![0.0; self.embed_len()];
         let mut vb = vec![0.0; self.embed_len()];
-        self.embed(a, crate::search::hash_of(a), &mut va);
-        self.embed(b, crate::search::hash_of(b), &mut vb);
+        self.embed(a, crate::chess::zobrist::hash_of(a), &mut va);
+        self.embed(b, crate::chess::zobrist::hash_of(b), &mut vb);
         self.compare(&va, &vb)
     }
 }

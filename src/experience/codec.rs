@@ -194,7 +194,7 @@ pub fn decode_key(key: &[u8]) -> Result<Chess, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uci::parse_fen;
+    use crate::chess::fen::parse_fen;
 
     const START: &str = "dbcefcbdaaaaaaaa000000000000000000000000000000001111111142356324";
 

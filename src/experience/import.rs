@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::store::{GameRecord, Learned, MoveRow, Store};
-use crate::games::pgn::{PgnGame, read_games};
+use crate::chess::pgn::{PgnGame, read_games};
 
 #[derive(Debug, Default, Clone)]
 pub struct ImportReport {

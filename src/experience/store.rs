@@ -18,7 +18,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::codec::compact_key;
-use crate::games::pgn::GameResult;
+use crate::chess::notation::move_text;
+use crate::chess::rules::GameResult;
 
 pub const APPLICATION: &str = "deepred-experience";
 pub const SCHEMA_VERSION: i64 = 2;
@@ -43,11 +44,6 @@ pub struct MoveRow {
     pub parent: Vec<u8>,
     pub mv: String,
     pub child: Vec<u8>,
-}
-
-/// The UCI text of `m` as stored: standard castling notation unless the position is Chess960.
-pub fn move_text(pos: &Chess, m: Move) -> String {
-    m.to_uci(pos.castles().mode()).to_string()
 }
 
 impl GameRecord {
@@ -79,12 +75,10 @@ impl GameRecord {
     /// Content hash: the same game (start, moves, result) always hashes the same, whatever
     /// its tags say. 128 bits (two FNV-1a 64 streams).
     pub fn content_hash(&self) -> [u8; 16] {
-        let mut text = crate::uci::fen_of(&self.start);
-        let mut pos = self.start.clone();
+        let mut text = crate::chess::fen::fen_of(&self.start);
         for &m in &self.moves {
             text.push(' ');
             text.push_str(&m.to_uci(shakmaty::CastlingMode::Chess960).to_string());
-            pos.play_unchecked(m);
         }
         text.push(' ');
         text.push_str(self.result.as_pgn());

@@ -20,10 +20,10 @@ use rand::seq::SliceRandom;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::experience::live::rule_result;
+use crate::chess::notation::uci_move;
+use crate::chess::rules::GameResult;
+use crate::chess::rules::rule_result;
 use crate::experience::store::{GameRecord, Store};
-use crate::games::pgn::GameResult;
-use crate::search::uci_move;
 use crate::uci::client::{EngineProcess, GoFailure};
 
 /// A clock: base time plus increment per move.
@@ -544,7 +544,7 @@ fn play_game(
             e.is_ready(Duration::from_secs(30))?;
         }
     }
-    let fen = crate::uci::fen_of(start);
+    let fen = crate::chess::fen::fen_of(start);
     let position_head = if *start == Chess::default() {
         "position startpos".to_string()
     } else {
@@ -797,7 +797,7 @@ pub fn run(
                     };
                     let mut warnings = Vec::new();
                     if let Some(f) = &pgn_file {
-                        let text = crate::games::pgn::write_pgn(
+                        let text = crate::chess::pgn::write_pgn(
                             &start,
                             &moves,
                             Some(result),

@@ -14,12 +14,13 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Chess, Move, Position};
 
+use crate::chess::rules::GameResult;
+use crate::chess::rules::rule_result;
+use crate::chess::zobrist::hash_of;
 use crate::eval::Evaluator;
-use crate::experience::live::rule_result;
 use crate::experience::store::{GameRecord, Store};
-use crate::games::pgn::GameResult;
 use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchParams, Shared, hash_of, search};
+use crate::search::{Limits, SearchParams, Shared, search};
 
 #[derive(Clone, Debug)]
 pub struct SelfplayOptions {
@@ -57,7 +58,7 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
         if f.len() < 4 {
             continue;
         }
-        match crate::uci::parse_fen(&format!("{} 0 1", f.join(" ")), chess960) {
+        match crate::chess::fen::parse_fen(&format!("{} 0 1", f.join(" ")), chess960) {
             Ok(p) => out.push(p),
             Err(e) => return Err(format!("{}:{}: {e}", path.display(), i + 1)),
         }
@@ -210,7 +211,7 @@ pub fn run(
                         opts.openings[rng.random_range(0..opts.openings.len())].clone()
                     };
                     let game = play_game(&start, opts, store.as_ref(), &mut rng);
-                    let pgn = crate::games::pgn::write_pgn(
+                    let pgn = crate::chess::pgn::write_pgn(
                         &game.start,
                         &game.moves,
                         Some(game.result),

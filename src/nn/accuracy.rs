@@ -22,7 +22,8 @@ use super::data::{deepchess_positions, deeppink_triplets, game_rng, is_validatio
 use super::features;
 use super::net::{Kind, NetFile};
 use super::{DeepChess, DeepPink};
-use crate::games::pgn::{GameResult, PgnGame, read_games};
+use crate::chess::pgn::{PgnGame, read_games};
+use crate::chess::rules::GameResult;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {

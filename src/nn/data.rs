@@ -22,7 +22,8 @@ use shakmaty::{CastlingSide, Chess, Color, Move, Position, Role, Square};
 
 use super::features::{self, Features};
 use super::net::Kind;
-use crate::games::pgn::{GameResult, PgnGame, read_games};
+use crate::chess::pgn::{PgnGame, read_games};
+use crate::chess::rules::GameResult;
 
 pub const MAGIC: &[u8; 8] = b"DRDSET01";
 pub const HEADER_LEN: usize = 16;
@@ -117,7 +118,7 @@ pub fn decode(b: &Board) -> Result<Chess, String> {
         .collect();
     fen.push_str(if castling.is_empty() { "-" } else { &castling });
     fen.push_str(" - 0 1");
-    crate::uci::parse_fen(&fen, false)
+    Ok(crate::chess::fen::parse_fen(&fen, false)?)
 }
 
 /// deepchess773 features of a board block.
@@ -360,7 +361,7 @@ type GameOutput = Option<(Vec<u8>, usize, Option<GameResult>, u8, u64)>;
 pub fn game_key(g: &PgnGame) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    crate::uci::fen_of(&g.start).hash(&mut h);
+    crate::chess::fen::fen_of(&g.start).hash(&mut h);
     for m in &g.moves {
         m.hash(&mut h);
     }
@@ -495,7 +496,7 @@ pub fn board_at(record: &[u8], offset: usize) -> Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uci::parse_fen;
+    use crate::chess::fen::parse_fen;
 
     fn games() -> Vec<PgnGame> {
         let pgn = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 \
@@ -520,7 +521,7 @@ mod tests {
             let b = encode(&pos);
             let back = decode(&b).unwrap();
             assert_eq!(encode(&back), b);
-            assert_eq!(crate::uci::fen_of(&back), fen);
+            assert_eq!(crate::chess::fen::fen_of(&back), fen);
             let mut a: Vec<u16> = deepchess_features(&b).to_vec();
             let mut want: Vec<u16> = features::deepchess(&pos).to_vec();
             a.sort();

@@ -202,7 +202,7 @@ pub fn deeppink_delta(d: &MoveDelta, persp: Color) -> (ArrayVec<u16, 2>, ArrayVe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uci::parse_fen;
+    use crate::chess::fen::parse_fen;
 
     #[test]
     fn indices_follow_the_documented_layout() {

@@ -469,7 +469,7 @@ impl<'a> Searcher<'a> {
             }
             Val::Pos(l) => {
                 let p = f64::from(self.vs_mirror(l));
-                sign * crate::eval::experience::ratio_to_cp(p)
+                sign * crate::chess::score::cp_from_expectation(p)
             }
             _ => 0,
         }

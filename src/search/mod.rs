@@ -2,8 +2,6 @@
 //! lock-free transposition table and Lazy SMP threads.
 
 pub mod comparator;
-pub mod movegen;
-pub mod see;
 pub mod time;
 pub mod tt;
 
@@ -11,101 +9,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Position, Role};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
+use crate::chess::notation::uci_move;
+use crate::chess::rules::{dead_material, is_rule_draw};
+use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, value as value_of};
+use crate::chess::zobrist::{hash_of, play};
+use crate::chess::{movegen, see};
 use crate::eval::{Evaluator, ScalarEvaluator};
 use crate::nn::deeppink::Accumulators;
 use time::{Clock, TimeBudget};
 use tt::{Bound, TranspositionTable, encode_move};
-
-pub const MAX_PLY: usize = 128;
-pub const INF: i32 = 32001;
-pub const MATE: i32 = 32000;
-/// Scores beyond this are mate scores.
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
-
-/// The Zobrist key Deep Red uses everywhere (shakmaty's, legal en passant only).
-pub fn hash_of(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
-
-/// Plays `m` (legal) on a copy of `pos` and returns it with its key, updated incrementally:
-/// the same value as [`hash_of`] on the new position.
-#[inline(always)]
-pub fn play(pos: &Chess, hash: u64, m: Move) -> (Chess, u64) {
-    use shakmaty::zobrist::ZobristValue;
-    let z = |sq, piece| Zobrist64::zobrist_for_piece(sq, piece).0;
-    let us = pos.turn();
-    let mut h = hash ^ Zobrist64::zobrist_for_white_turn().0;
-    match m {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            h ^= z(from, role.of(us)) ^ z(to, promotion.unwrap_or(role).of(us));
-            if let Some(c) = capture {
-                h ^= z(to, c.of(!us));
-            }
-        }
-        Move::EnPassant { from, to } => {
-            let taken = shakmaty::Square::from_coords(to.file(), from.rank());
-            h ^= z(from, Role::Pawn.of(us))
-                ^ z(to, Role::Pawn.of(us))
-                ^ z(taken, Role::Pawn.of(!us));
-        }
-        Move::Castle { king, rook } => {
-            let side = shakmaty::CastlingSide::from_king_side(king < rook);
-            h ^= z(king, Role::King.of(us))
-                ^ z(rook, Role::Rook.of(us))
-                ^ z(side.king_to(us), Role::King.of(us))
-                ^ z(side.rook_to(us), Role::Rook.of(us));
-        }
-        Move::Put { .. } => {}
-    }
-    if pos.maybe_ep_square().is_some()
-        && let Some(ep) = pos.ep_square(EnPassantMode::Legal)
-    {
-        h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
-    }
-    let mut child = pos.clone();
-    child.play_unchecked(m);
-    if pos.castles().castling_rights() != child.castles().castling_rights() {
-        h ^= castling_key(pos) ^ castling_key(&child);
-    }
-    if child.maybe_ep_square().is_some()
-        && let Some(ep) = child.ep_square(EnPassantMode::Legal)
-    {
-        h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
-    }
-    (child, h)
-}
-
-fn castling_key(pos: &Chess) -> u64 {
-    use shakmaty::zobrist::ZobristValue;
-    let mut h = 0;
-    for color in Color::ALL {
-        for side in shakmaty::CastlingSide::ALL {
-            if pos.castles().has(color, side) {
-                h ^= Zobrist64::zobrist_for_castling_right(color, side).0;
-            }
-        }
-    }
-    h
-}
-
-/// UCI text of a move (`e1g1` style castling unless Chess960).
-pub fn uci_move(m: Move, chess960: bool) -> String {
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
-    m.to_uci(mode).to_string()
-}
 
 /// What `go` asked for.
 #[derive(Clone, Debug, Default)]
@@ -236,31 +150,6 @@ pub struct SearchResult {
     pub lines: Vec<Line>,
 }
 
-/// Draw by the fifty-move rule, repetition or insufficient material, for `pos` whose Zobrist key
-/// is the last of `keys` (the keys of the game and search path, one per ply).
-pub(crate) fn is_rule_draw(pos: &Chess, keys: &[u64]) -> bool {
-    let half = pos.halfmoves() as usize;
-    if half >= 100 {
-        return !pos.is_checkmate();
-    }
-    let n = keys.len();
-    if n >= 5 && half >= 4 {
-        let key = keys[n - 1];
-        let stop = n.saturating_sub(half + 1);
-        let mut i = n - 3;
-        while i >= stop {
-            if keys[i] == key {
-                return true;
-            }
-            if i < 2 {
-                break;
-            }
-            i -= 2;
-        }
-    }
-    pos.board().occupied().count() <= 4 && pos.is_insufficient_material()
-}
-
 /// `score cp N` or `score mate N` as UCI prints it.
 pub fn format_score(score: i32) -> String {
     if score >= MATE_BOUND {
@@ -281,13 +170,6 @@ static LMR: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
     }
     t
 });
-
-const PIECE_VALUE: [i32; 6] = [100, 320, 330, 500, 950, 20000];
-
-#[inline]
-fn value_of(role: Role) -> i32 {
-    PIECE_VALUE[role as usize - 1]
-}
 
 #[inline]
 fn piece_index(color: Color, role: Role) -> usize {
@@ -886,9 +768,7 @@ impl<'a> Worker<'a> {
         }
         self.pv[ply].clear();
         let in_check = pos.is_check();
-        if pos.halfmoves() >= 100
-            || (pos.board().occupied().count() <= 4 && pos.is_insufficient_material())
-        {
+        if pos.halfmoves() >= 100 || dead_material(pos) {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
@@ -1258,57 +1138,4 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
         }
     }
     result
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::uci::parse_fen;
-
-    fn walk(pos: &Chess, hash: u64, depth: u32, count: &mut u64) {
-        assert_eq!(hash, hash_of(pos), "{}", crate::uci::fen_of(pos));
-        *count += 1;
-        if depth == 0 {
-            return;
-        }
-        for m in pos.legal_moves() {
-            let (child, h) = play(pos, hash, m);
-            walk(&child, h, depth - 1, count);
-        }
-    }
-
-    /// The incremental key equals the key computed from scratch, through captures,
-    /// promotions, castling (standard and Chess960), lost castling rights and en passant.
-    #[test]
-    fn incremental_zobrist_matches_full_hash() {
-        let mut count = 0;
-        for (fen, chess960) in [
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-                false,
-            ),
-            (
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-                false,
-            ),
-            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", false),
-            (
-                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-                false,
-            ),
-            (
-                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-                false,
-            ),
-            ("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", false),
-            (
-                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-                true,
-            ),
-        ] {
-            let pos = parse_fen(fen, chess960).unwrap();
-            walk(&pos, hash_of(&pos), 3, &mut count);
-        }
-        assert!(count > 100_000, "{count}");
-    }
 }

@@ -11,15 +11,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, PositionError};
+use shakmaty::{Chess, Move, Position};
 use shakmaty_uci::UciMessage;
 
+use crate::chess::display::diagram;
+use crate::chess::fen::{fen_of, parse_fen};
+use crate::chess::notation::uci_move;
+use crate::chess::zobrist::hash_of;
 use crate::eval::{self, Evaluator};
 use crate::experience::live::Tracked;
 use crate::search::tt::TranspositionTable;
-use crate::search::{self, Limits, SearchParams, Shared, hash_of, uci_move};
+use crate::search::{self, Limits, SearchParams, Shared};
 use out::{info_string, send};
 
 pub const ENGINE_NAME: &str = concat!("Deep Red ", env!("CARGO_PKG_VERSION"));
@@ -97,34 +100,6 @@ pub struct Game {
     /// The position the moves started from, and the moves.
     pub start: Chess,
     pub moves: Vec<Move>,
-}
-
-/// Parses a FEN (standard, X-FEN or Shredder-FEN castling) into a position.
-pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, String> {
-    let parsed: Fen = fen
-        .trim()
-        .parse()
-        .map_err(|e| format!("invalid FEN '{}': {e}", fen.trim()))?;
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
-    // Accept positions that cannot arise in a game but are well-defined (perft suites have
-    // them): too much material, impossible checks.
-    let relaxed = |fen: Fen, mode| {
-        fen.into_position::<Chess>(mode)
-            .or_else(PositionError::ignore_too_much_material)
-            .or_else(PositionError::ignore_impossible_check)
-            .map_err(|e| e.to_string())
-    };
-    match relaxed(parsed.clone(), mode) {
-        Ok(p) => Ok(p),
-        // Shredder-FEN castling of a Chess960 start in standard mode: retry as Chess960.
-        Err(_) if !chess960 => relaxed(parsed, CastlingMode::Chess960)
-            .map_err(|e| format!("illegal position '{}': {e}", fen.trim())),
-        Err(e) => Err(format!("illegal position '{}': {e}", fen.trim())),
-    }
 }
 
 /// Parses `position startpos|fen F [moves ...]` (the tokens after `position`).
@@ -230,56 +205,6 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), String
         i += 1;
     }
     Ok((limits, warnings))
-}
-
-pub fn fen_of(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
-}
-
-/// Board diagram for the `d` command.
-pub fn diagram(pos: &Chess) -> String {
-    diagram_from(pos, shakmaty::Color::White, &[])
-}
-
-/// Board diagram in plain ASCII seen from `bottom`'s side (White: rank 1 at the bottom, files a
-/// to h; Black: rank 8 at the bottom, files h to a); the `marked` squares (e.g. the last move's)
-/// are shown in brackets, `[P]`, `[ ]`. Uppercase letters are White's pieces.
-pub fn diagram_from(pos: &Chess, bottom: shakmaty::Color, marked: &[shakmaty::Square]) -> String {
-    let flip = bottom == shakmaty::Color::Black;
-    let files: Vec<u32> = if flip {
-        (0..8).rev().collect()
-    } else {
-        (0..8).collect()
-    };
-    let ranks: Vec<u32> = if flip {
-        (0..8).collect()
-    } else {
-        (0..8).rev().collect()
-    };
-    let mut s = String::new();
-    s.push_str(" +---+---+---+---+---+---+---+---+\n");
-    for &rank in &ranks {
-        s.push_str(" |");
-        for &file in &files {
-            let sq =
-                shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
-            let c = pos.board().piece_at(sq).map_or(' ', |p| p.char());
-            if marked.contains(&sq) {
-                s.push_str(&format!("[{c}]|"));
-            } else {
-                s.push_str(&format!(" {c} |"));
-            }
-        }
-        s.push_str(&format!(" {}\n", rank + 1));
-        s.push_str(" +---+---+---+---+---+---+---+---+\n");
-    }
-    s.push(' ');
-    for &file in &files {
-        s.push_str(&format!("  {} ", shakmaty::File::new(file).char()));
-    }
-    s.truncate(s.trim_end().len());
-    s.push('\n');
-    s
 }
 
 /// The UCI engine: options, current position, transposition table and the running search.
@@ -481,7 +406,7 @@ impl Engine {
                     info_string("error: perft is not possible while searching; send stop first");
                     return;
                 }
-                let total = crate::perft::divide(&self.game.pos, d, |m, n| {
+                let total = crate::chess::perft::divide(&self.game.pos, d, |m, n| {
                     info_string(&format!("{}: {n}", uci_move(m, self.options.chess960)))
                 });
                 info_string(&format!("Nodes searched: {total}"));
@@ -737,7 +662,7 @@ impl Engine {
                 moves.push(m);
             }
         }
-        let Some(result) = crate::experience::live::rule_result(&t.start, &moves) else {
+        let Some(result) = crate::chess::rules::rule_result(&t.start, &moves) else {
             return;
         };
         t.learned = true;

@@ -2,12 +2,7 @@
 
 use shakmaty::{Bitboard, Board, Color, Move, Role};
 
-const VALUE: [i32; 6] = [100, 300, 300, 500, 900, 20000];
-
-#[inline]
-fn value(role: Role) -> i32 {
-    VALUE[role as usize - 1]
-}
+use super::score::see_value as value;
 
 /// True when the exchange started by `m` (played by `us`) gains at least `threshold` centipawns
 /// for `us`, both sides capturing with their least valuable attacker.

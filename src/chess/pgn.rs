@@ -1,6 +1,7 @@
-//! Streaming PGN reading with pgn-reader: every SAN move is validated against the position, games
-//! from a FEN and Chess960 games are supported, and a bad game is reported (game number, ply,
-//! text, reason) without stopping the rest of the file.
+//! PGN text. Reading streams with pgn-reader: every SAN move is validated against the position,
+//! games from a FEN and Chess960 games are supported, and a bad game is reported (game number,
+//! ply, text, reason) without stopping the rest of the file. Writing gives the seven-tag roster,
+//! SAN and `FEN`/`SetUp` tags where the game does not start from the initial position.
 
 use std::io::Read;
 use std::ops::ControlFlow;
@@ -9,43 +10,15 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-/// A game's result from White's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Draw,
-}
+use super::fen::fen_of;
+use super::rules::GameResult;
 
-impl GameResult {
-    pub fn from_tag(s: &str) -> Option<GameResult> {
-        match s.trim() {
-            "1-0" => Some(GameResult::WhiteWins),
-            "0-1" => Some(GameResult::BlackWins),
-            "1/2-1/2" | "½-½" => Some(GameResult::Draw),
-            _ => None,
-        }
-    }
-
-    pub fn as_pgn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-        }
-    }
-
-    fn from_outcome(o: Outcome) -> Option<GameResult> {
-        match o {
-            Outcome::Known(KnownOutcome::Decisive {
-                winner: Color::White,
-            }) => Some(GameResult::WhiteWins),
-            Outcome::Known(KnownOutcome::Decisive {
-                winner: Color::Black,
-            }) => Some(GameResult::BlackWins),
-            Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
-            Outcome::Unknown => None,
-        }
+/// The result of a PGN outcome token.
+fn result_of(o: Outcome) -> Option<GameResult> {
+    match o {
+        Outcome::Known(KnownOutcome::Decisive { winner }) => Some(GameResult::won_by(winner)),
+        Outcome::Known(KnownOutcome::Draw) => Some(GameResult::Draw),
+        Outcome::Unknown => None,
     }
 }
 
@@ -247,7 +220,7 @@ impl Visitor for GameVisitor {
     }
 
     fn outcome(&mut self, mt: &mut Self::Movetext, outcome: Outcome) -> ControlFlow<Self::Output> {
-        mt.outcome = GameResult::from_outcome(outcome);
+        mt.outcome = result_of(outcome);
         ControlFlow::Continue(())
     }
 
@@ -317,7 +290,7 @@ pub fn write_pgn(
             tag(&mut out, "Variant", "Chess960");
         }
         tag(&mut out, "SetUp", "1");
-        tag(&mut out, "FEN", &crate::uci::fen_of(start));
+        tag(&mut out, "FEN", &fen_of(start));
     }
     for (k, v) in tags {
         if !["Event", "Site", "Date", "Round", "White", "Black", "Result"].contains(k) {
@@ -347,4 +320,36 @@ pub fn write_pgn(
     out.push_str(&line);
     out.push_str("\n\n");
     out
+}
+
+/// Today's date as PGN writes it (`YYYY.MM.DD`, UTC).
+pub fn pgn_date() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgn_date_looks_like_a_date() {
+        let d = pgn_date();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"), "{d}");
+        assert_eq!(&d[4..5], ".");
+        assert_eq!(&d[7..8], ".");
+    }
 }

@@ -1,4 +1,5 @@
-//! Capture generation for the quiescence search.
+//! Move generation the search needs beyond shakmaty's legal moves: pseudo-legal captures for
+//! the quiescence search, the king-safety check after such a move, and whether a move gives check.
 //!
 //! shakmaty generates every legal move into a 1.3 KB list; quiescence nodes only want captures
 //! and queen promotions, and most of them are cut before the second move. This generates those
@@ -116,7 +117,7 @@ const TEST_FENS: [&str; 10] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uci::parse_fen;
+    use crate::chess::fen::parse_fen;
 
     /// The generator and the legality check together give exactly shakmaty's legal captures
     /// and queen promotions.
@@ -202,7 +203,7 @@ pub fn gives_check(pos: &Chess, m: &Move) -> bool {
 #[cfg(test)]
 mod check_tests {
     use super::*;
-    use crate::uci::parse_fen;
+    use crate::chess::fen::parse_fen;
 
     #[test]
     fn gives_check_agrees_with_making_the_move() {

@@ -1,0 +1,67 @@
+//! FEN in and out: standard, X-FEN and Shredder-FEN castling, positions that are legal to set up
+//! even when no game reaches them (perft suites have them).
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, PositionError};
+
+use super::Error;
+
+/// Parses a FEN (standard, X-FEN or Shredder-FEN castling) into a position.
+pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
+    let text = fen.trim();
+    let parsed: Fen = text.parse().map_err(|e| Error::InvalidFen {
+        fen: text.to_string(),
+        reason: format!("{e}"),
+    })?;
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    // Accept positions that cannot arise in a game but are well-defined (perft suites have
+    // them): too much material, impossible checks.
+    let relaxed = |fen: Fen, mode| {
+        fen.into_position::<Chess>(mode)
+            .or_else(PositionError::ignore_too_much_material)
+            .or_else(PositionError::ignore_impossible_check)
+            .map_err(|e| e.to_string())
+    };
+    let illegal = |reason| Error::IllegalPosition {
+        fen: text.to_string(),
+        reason,
+    };
+    match relaxed(parsed.clone(), mode) {
+        Ok(p) => Ok(p),
+        // Shredder-FEN castling of a Chess960 start in standard mode: retry as Chess960.
+        Err(_) if !chess960 => relaxed(parsed, CastlingMode::Chess960).map_err(illegal),
+        Err(e) => Err(illegal(e)),
+    }
+}
+
+/// The FEN of `pos` (en passant square only when a capture is legal).
+pub fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_refuses_with_the_text_named() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(fen_of(&parse_fen(start, false).unwrap()), start);
+        // Shredder-FEN castling of a Chess960 start, read without UCI_Chess960.
+        let shredder = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+        assert!(parse_fen(shredder, false).is_ok());
+        let e = parse_fen("not a fen", false).unwrap_err().to_string();
+        assert!(e.starts_with("invalid FEN 'not a fen'"), "{e}");
+        let e = parse_fen("8/8/8/8/8/8/8/8 w - - 0 1", false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("illegal position '8/8/8/8/8/8/8/8 w - - 0 1'"),
+            "{e}"
+        );
+    }
+}
