@@ -1,6 +1,5 @@
 //! Deep Red: a UCI chess engine with pluggable evaluators that learns from experience.
 
-pub mod bench;
 pub mod chess;
 pub mod eval;
 pub mod experience;

@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use deepred::chess::{fen, notation, perft};
-use deepred::{bench, eval, sts, uci};
+use deepred::search::bench;
+use deepred::{eval, sts, uci};
 
 #[derive(Parser)]
 #[command(

@@ -20,7 +20,7 @@ fn bench_is_deterministic_and_openbench_shaped() {
     assert_eq!(na, nb, "node count must not change between runs");
     assert!(na > 1000);
     // One progress line per bench position before the summary.
-    let positions = deepred::bench::positions().len();
+    let positions = deepred::search::bench::positions().len();
     assert_eq!(a.lines().count(), positions + 1);
 }
 

@@ -494,7 +494,7 @@ fn deepchess_search_finds_mates() {
 #[test]
 fn neural_searches_play_legal_moves_under_every_limit() {
     let evaluators = [deepchess_eval(51), deeppink_eval(52)];
-    let positions: Vec<String> = deepred::bench::positions()
+    let positions: Vec<String> = deepred::search::bench::positions()
         .iter()
         .take(6)
         .map(deepred::chess::fen::fen_of)

@@ -8,6 +8,9 @@ use shakmaty::Chess;
 
 use super::ScalarEvaluator;
 use crate::nn::DeepPink;
+/// The first-layer accumulators the search keeps move by move (re-exported: the search knows
+/// evaluators, not nets).
+pub use crate::nn::deeppink::Accumulators;
 
 #[derive(Debug)]
 pub struct DeepPinkEval {

@@ -16,23 +16,29 @@
 
 use std::cell::OnceCell;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Square};
 
+use super::control::Control;
+use super::params::{
+    COMPARATOR_CMP_CACHE as CMP_CACHE, COMPARATOR_MOVE_TABLE as MOVE_TABLE, COMPARATOR_NODE_FLUSH,
+    COMPARATOR_ORDER_CAPTURE, COMPARATOR_ORDER_KILLER, COMPARATOR_ORDER_PROMOTION,
+    COMPARATOR_ORDER_TABLE, COMPARATOR_QDEPTH as QDEPTH, MVV_ATTACKER_DIV, MVV_VICTIM_MUL,
+};
 use super::time::TimeBudget;
 use super::tt::encode_move;
-use super::{
-    Line, MATE, MAX_PLY, SearchParams, SearchResult, Shared, format_score, hash_of, play, see,
-    uci_move, value_of,
-};
+use super::types::{Event, Line, SearchParams, SearchResult, Shared};
+use crate::chess::rules::is_rule_draw;
+use crate::chess::score::{MATE, MAX_PLY, cp_from_expectation, value};
+use crate::chess::see;
+use crate::chess::zobrist::{hash_of, play};
 use crate::eval::ComparatorEvaluator;
 
-/// Quiescence plies at most.
-const QDEPTH: u32 = 4;
-const MOVE_TABLE: usize = 1 << 18;
-const CMP_CACHE: usize = 1 << 16;
+/// MVV-LVA ordering value of a capture.
+fn mvv_lva(m: &Move) -> i32 {
+    m.capture().map_or(0, value) * MVV_VICTIM_MUL - value(m.role()) / MVV_ATTACKER_DIV
+}
 
 /// A position reached by the search.
 struct Leaf {
@@ -72,12 +78,7 @@ impl Val {
 
 struct Searcher<'a> {
     eval: &'a dyn ComparatorEvaluator,
-    shared: &'a Shared,
-    params: &'a SearchParams,
-    budget: Option<TimeBudget>,
-    nodes: u64,
-    unflushed: u64,
-    stopped: bool,
+    control: Control<'a>,
     seldepth: usize,
     keys: Vec<u64>,
     pv: Vec<Vec<Move>>,
@@ -88,52 +89,6 @@ struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
-    fn count_node(&mut self) {
-        self.nodes += 1;
-        self.unflushed += 1;
-        if self.unflushed >= 16 {
-            self.flush_nodes();
-            self.check_limits();
-        }
-    }
-
-    fn flush_nodes(&mut self) {
-        self.shared
-            .nodes
-            .fetch_add(self.unflushed, Ordering::Relaxed);
-        self.unflushed = 0;
-    }
-
-    fn check_limits(&mut self) {
-        if self.shared.stop.load(Ordering::Relaxed) {
-            self.stopped = true;
-            return;
-        }
-        if let Some(n) = self.params.limits.nodes
-            && self.shared.nodes.load(Ordering::Relaxed) >= n
-        {
-            self.stop_all();
-            return;
-        }
-        if let Some(b) = self.budget
-            && !self.shared.pondering.load(Ordering::Relaxed)
-        {
-            let limit = if self.params.limits.ponder {
-                b.soft_ms
-            } else {
-                b.hard_ms
-            };
-            if self.shared.elapsed_ms() >= limit {
-                self.stop_all();
-            }
-        }
-    }
-
-    fn stop_all(&mut self) {
-        self.stopped = true;
-        self.shared.stop.store(true, Ordering::SeqCst);
-    }
-
     fn leaf(&self, pos: &Chess, hash: u64) -> Val {
         let mut vec = vec![0.0; self.eval.embed_len()];
         self.eval.embed(pos, hash, &mut vec);
@@ -186,7 +141,7 @@ impl<'a> Searcher<'a> {
 
     /// Draw by the fifty-move rule, repetition or insufficient material.
     fn is_draw(&self, pos: &Chess) -> bool {
-        super::is_rule_draw(pos, &self.keys)
+        is_rule_draw(pos, &self.keys)
     }
 
     fn table_move(&self, hash: u64) -> u16 {
@@ -203,15 +158,15 @@ impl<'a> Searcher<'a> {
             .map(|m| {
                 let code = encode_move(m);
                 let s = if code == tm {
-                    1_000_000
-                } else if let Some(v) = m.capture() {
-                    100_000 + value_of(v) * 8 - value_of(m.role()) / 16
+                    COMPARATOR_ORDER_TABLE
+                } else if m.is_capture() {
+                    COMPARATOR_ORDER_CAPTURE + mvv_lva(m)
                 } else if m.is_promotion() {
-                    90_000
+                    COMPARATOR_ORDER_PROMOTION
                 } else if code == killers[0] {
-                    50_000
+                    COMPARATOR_ORDER_KILLER
                 } else if code == killers[1] {
-                    49_000
+                    COMPARATOR_ORDER_KILLER - 1_000
                 } else {
                     0
                 };
@@ -285,9 +240,9 @@ impl<'a> Searcher<'a> {
         mut alpha: Val,
         mut beta: Val,
     ) -> Val {
-        self.count_node();
+        self.control.count_node();
         self.pv[ply].clear();
-        if self.stopped {
+        if self.control.stopped {
             return Val::Draw;
         }
         if ply > self.seldepth {
@@ -324,7 +279,7 @@ impl<'a> Searcher<'a> {
                 beta.clone(),
             );
             self.keys.pop();
-            if self.stopped {
+            if self.control.stopped {
                 break;
             }
             if self.consider(white, v, m, ply, &mut best, &mut alpha, &mut beta, true) {
@@ -379,12 +334,7 @@ impl<'a> Searcher<'a> {
                     && recapture.is_none_or(|(sq, _)| m.to() == sq)
                     && see::see_ge(pos.board(), turn, m, 0)
             })
-            .map(|m| {
-                (
-                    m.capture().map_or(0, value_of) * 8 - value_of(m.role()) / 16,
-                    *m,
-                )
-            })
+            .map(|m| (mvv_lva(m), *m))
             .collect();
         if captures.is_empty() {
             return stand;
@@ -409,8 +359,8 @@ impl<'a> Searcher<'a> {
         let mut best = stand;
         for (_, m) in captures {
             let (child, child_hash) = play(pos, hash, m);
-            self.count_node();
-            if self.stopped {
+            self.control.count_node();
+            if self.control.stopped {
                 break;
             }
             let child_moves = child.legal_moves();
@@ -469,7 +419,7 @@ impl<'a> Searcher<'a> {
             }
             Val::Pos(l) => {
                 let p = f64::from(self.vs_mirror(l));
-                sign * crate::chess::score::cp_from_expectation(p)
+                sign * cp_from_expectation(p)
             }
             _ => 0,
         }
@@ -487,12 +437,14 @@ pub fn search(
 ) -> SearchResult {
     let mut s = Searcher {
         eval,
-        shared,
-        params,
-        budget,
-        nodes: 0,
-        unflushed: 0,
-        stopped: false,
+        control: Control::new(
+            shared,
+            None,
+            &params.limits,
+            budget,
+            true,
+            COMPARATOR_NODE_FLUSH,
+        ),
         seldepth: 0,
         keys: params.history.clone(),
         pv: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -537,7 +489,7 @@ pub fn search(
                 beta.clone(),
             );
             s.keys.pop();
-            if s.stopped {
+            if s.control.stopped {
                 break;
             }
             let before = best.as_ref().map(|b| b.1);
@@ -549,7 +501,7 @@ pub fn search(
         // A partial iteration counts when its best move was searched (the previous best is
         // searched first, so any change is an improvement on it).
         let Some((val, m)) = best else { break };
-        if s.stopped && depth > 1 && best_pv.first() == order.first() {
+        if s.control.stopped && depth > 1 && best_pv.first() == order.first() {
             break;
         }
         if let Some(i) = order.iter().position(|&x| x == m) {
@@ -565,23 +517,23 @@ pub fn search(
             score,
             pv: best_pv.clone(),
         }];
-        s.flush_nodes();
-        if params.report {
-            let ms = start.elapsed().as_millis() as u64;
-            let nodes = shared.nodes.load(Ordering::Relaxed);
-            let pv: Vec<String> = best_pv
-                .iter()
-                .map(|x| uci_move(*x, params.chess960))
-                .collect();
-            crate::uci::out::send(&format!(
-                "info depth {depth} seldepth {} score {} nodes {nodes} nps {} time {ms} pv {}",
-                s.seldepth,
-                format_score(score),
-                nodes * 1000 / ms.max(1),
-                pv.join(" ")
-            ));
+        s.control.flush();
+        if let Some(report) = &params.reporter {
+            let time_ms = start.elapsed().as_millis() as u64;
+            let nodes = s.control.total_nodes();
+            report(&Event::Line {
+                depth: depth as u32,
+                seldepth: s.seldepth,
+                multipv: None,
+                score,
+                nodes,
+                nps: nodes * 1000 / time_ms.max(1),
+                hashfull: None,
+                time_ms,
+                pv: &best_pv,
+            });
         }
-        if s.stopped {
+        if s.control.stopped {
             break;
         }
         if let Val::Mate { white: w, ply } = val {
@@ -590,20 +542,17 @@ pub fn search(
                 break;
             }
         }
-        if let Some(b) = budget
-            && !shared.pondering.load(Ordering::Relaxed)
-            && shared.elapsed_ms() >= b.soft_ms
-        {
+        if s.control.soft_time_up() {
             break;
         }
     }
-    s.flush_nodes();
-    if params.report {
-        crate::uci::out::send(&format!(
-            "info string deepchess search: {} nodes, {} comparisons",
-            s.nodes, s.comparisons
-        ));
+    s.control.flush();
+    if let Some(report) = &params.reporter {
+        report(&Event::ComparatorWork {
+            nodes: s.control.nodes,
+            comparisons: s.comparisons,
+        });
     }
-    result.nodes = shared.nodes.load(Ordering::SeqCst);
+    result.nodes = s.control.total_nodes();
     result
 }

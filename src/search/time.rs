@@ -1,5 +1,10 @@
 //! Time management: how long to think, and when to stop.
 
+use super::params::{
+    TIME_CAP, TIME_CAP_LAST_MOVE, TIME_HARD_FACTOR, TIME_INC_SHARE, TIME_MAX_MOVES_TO_GO,
+    TIME_MOVES_TO_GO, TIME_SOFT_SHARE,
+};
+
 /// What `go` said about time (milliseconds).
 #[derive(Clone, Debug, Default)]
 pub struct Clock {
@@ -31,17 +36,23 @@ pub fn budget(clock: &Clock, overhead: u64) -> Option<TimeBudget> {
     }
     let time = clock.time?;
     let avail = time.saturating_sub(overhead).max(1);
-    let mtg = u64::from(clock.movestogo.unwrap_or(25).clamp(1, 50));
+    let mtg = u64::from(
+        clock
+            .movestogo
+            .unwrap_or(TIME_MOVES_TO_GO)
+            .clamp(1, TIME_MAX_MOVES_TO_GO),
+    );
+    let share = |x: u64, (num, den): (u64, u64)| x * num / den;
     // Never plan to use more than this share of what is left.
     let cap = if mtg == 1 {
-        avail * 9 / 10
+        share(avail, TIME_CAP_LAST_MOVE)
     } else {
-        avail * 3 / 4
+        share(avail, TIME_CAP)
     }
     .max(1);
-    let target = (avail / mtg + clock.inc * 3 / 4).min(cap);
-    let hard = (target * 4).min(cap).max(1);
-    let soft = (target * 6 / 10).clamp(1, hard);
+    let target = (avail / mtg + share(clock.inc, TIME_INC_SHARE)).min(cap);
+    let hard = (target * TIME_HARD_FACTOR).min(cap).max(1);
+    let soft = share(target, TIME_SOFT_SHARE).clamp(1, hard);
     Some(TimeBudget {
         soft_ms: soft,
         hard_ms: hard,

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use shakmaty::Move;
 
+use crate::chess::score::MATE_BOUND;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
     Exact = 1,
@@ -148,4 +150,28 @@ pub fn encode_move(m: &Move) -> u16 {
     let to = u16::from(m.to());
     let promo = m.promotion().map_or(0, |r| r as u16);
     from | (to << 6) | (promo << 12)
+}
+
+/// A score as the table keeps it: mate scores count from this node, not from the root.
+#[inline]
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// A score read from the table at `ply`: mate scores count from the root again.
+#[inline]
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
 }

@@ -345,13 +345,13 @@ impl Engine {
                 } else {
                     let depth = match rest.parse::<u32>() {
                         Ok(d) if (1..=64).contains(&d) => d,
-                        _ if rest.is_empty() => crate::bench::DEFAULT_DEPTH,
+                        _ if rest.is_empty() => search::bench::DEFAULT_DEPTH,
                         _ => {
                             info_string(&format!("error: bench depth '{rest}' is not 1..64"));
                             return true;
                         }
                     };
-                    let r = crate::bench::run(depth, 1, &self.options.evaluator, info_string);
+                    let r = search::bench::run(depth, 1, &self.options.evaluator, info_string);
                     send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
                 }
                 return true;
@@ -767,7 +767,7 @@ impl Engine {
             move_overhead: self.options.move_overhead,
             chess960: self.options.chess960,
             evaluator: self.options.evaluator.clone(),
-            report: true,
+            reporter: Some(out::reporter(self.options.chess960)),
             limits,
         };
         let shared = self.shared.clone();

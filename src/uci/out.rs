@@ -3,6 +3,10 @@
 use std::io::Write;
 use std::sync::Mutex;
 
+use crate::chess::notation::uci_move;
+use crate::chess::score::{MATE, MATE_BOUND};
+use crate::search::{Event, Reporter};
+
 static OUT: Mutex<()> = Mutex::new(());
 
 /// Writes one line to stdout and flushes it. A closed stdout is ignored (the GUI went away).
@@ -17,4 +21,55 @@ pub fn send(line: &str) {
 /// `info string <text>`: the UCI way to tell the user something.
 pub fn info_string(text: &str) {
     send(&format!("info string {text}"));
+}
+
+/// `score cp N` or `score mate N` as UCI prints it.
+pub fn format_score(score: i32) -> String {
+    if score >= MATE_BOUND {
+        format!("mate {}", (MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        format!("mate -{}", (MATE + score) / 2)
+    } else {
+        format!("cp {score}")
+    }
+}
+
+/// The `info` line of a search event.
+pub fn event_line(event: &Event, chess960: bool) -> String {
+    match event {
+        Event::Line {
+            depth,
+            seldepth,
+            multipv,
+            score,
+            nodes,
+            nps,
+            hashfull,
+            time_ms,
+            pv,
+        } => {
+            let mut line = format!("info depth {depth} seldepth {seldepth}");
+            if let Some(k) = multipv {
+                line.push_str(&format!(" multipv {k}"));
+            }
+            line.push_str(&format!(
+                " score {} nodes {nodes} nps {nps}",
+                format_score(*score)
+            ));
+            if let Some(h) = hashfull {
+                line.push_str(&format!(" hashfull {h}"));
+            }
+            let pv: Vec<String> = pv.iter().map(|m| uci_move(*m, chess960)).collect();
+            line.push_str(&format!(" time {time_ms} pv {}", pv.join(" ")));
+            line
+        }
+        Event::ComparatorWork { nodes, comparisons } => {
+            format!("info string deepchess search: {nodes} nodes, {comparisons} comparisons")
+        }
+    }
+}
+
+/// A reporter that sends every search event to the GUI.
+pub fn reporter(chess960: bool) -> Reporter {
+    std::sync::Arc::new(move |e: &Event| send(&event_line(e, chess960)))
 }

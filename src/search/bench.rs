@@ -6,12 +6,14 @@ use std::time::Instant;
 
 use shakmaty::Chess;
 
+use super::tt::TranspositionTable;
+use super::types::{Limits, SearchParams, Shared};
+use crate::chess::fen::parse_fen;
+use crate::chess::notation::uci_move;
 use crate::eval::Evaluator;
-use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchParams, Shared, search};
 
 pub const DEFAULT_DEPTH: u32 = 11;
-pub const POSITIONS: &str = include_str!("../bench-positions/bench.epd");
+pub const POSITIONS: &str = include_str!("../../bench-positions/bench.epd");
 
 pub struct BenchResult {
     pub nodes: u64,
@@ -30,7 +32,7 @@ pub fn positions() -> Vec<Chess> {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| crate::chess::fen::parse_fen(l, false).expect("bench position is valid"))
+        .map(|l| parse_fen(l, false).expect("bench position is valid"))
         .collect()
 }
 
@@ -57,7 +59,7 @@ pub fn run(
             .stop
             .store(false, std::sync::atomic::Ordering::SeqCst);
         let start = Instant::now();
-        let r = search(&params, &shared, &tt);
+        let r = super::search(&params, &shared, &tt);
         millis += start.elapsed().as_micros() as u64;
         nodes += r.nodes;
         progress(&format!(
@@ -65,10 +67,7 @@ pub fn run(
             i + 1,
             all.len(),
             r.nodes,
-            r.best
-                .map_or("0000".to_string(), |m| crate::chess::notation::uci_move(
-                    m, false
-                ))
+            r.best.map_or("0000".to_string(), |m| uci_move(m, false))
         ));
     }
     // Only the searches are timed (not clearing the hash table between positions).

@@ -1,0 +1,116 @@
+//! One node counter and limit checker for both searches: counts a thread's nodes, adds them to
+//! the shared count every so often, and then checks `stop`, the node limit and the clock.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::time::TimeBudget;
+use super::types::{Limits, Shared};
+
+pub(super) struct Control<'a> {
+    shared: &'a Shared,
+    /// Set when the main thread has finished: stops the helpers without touching `shared.stop`
+    /// (which belongs to the GUI's `stop`).
+    helpers_stop: Option<&'a AtomicBool>,
+    limits: &'a Limits,
+    budget: Option<TimeBudget>,
+    /// The main thread checks the node and time limits; helpers only look for a stop.
+    main: bool,
+    /// Nodes counted between two checks.
+    interval: u64,
+    /// Nodes of this thread.
+    pub nodes: u64,
+    unflushed: u64,
+    /// Set once the search must end; every node returns at once after it.
+    pub stopped: bool,
+}
+
+impl<'a> Control<'a> {
+    pub fn new(
+        shared: &'a Shared,
+        helpers_stop: Option<&'a AtomicBool>,
+        limits: &'a Limits,
+        budget: Option<TimeBudget>,
+        main: bool,
+        interval: u64,
+    ) -> Self {
+        Control {
+            shared,
+            helpers_stop,
+            limits,
+            budget,
+            main,
+            interval,
+            nodes: 0,
+            unflushed: 0,
+            stopped: false,
+        }
+    }
+
+    /// Adds this thread's nodes to the shared count.
+    pub fn flush(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    /// Counts a node and, every `interval` nodes, checks the limits.
+    #[inline]
+    pub fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unflushed += 1;
+        if self.unflushed >= self.interval {
+            self.flush();
+            self.check();
+        }
+    }
+
+    fn check(&mut self) {
+        if self.shared.stop.load(Ordering::Relaxed)
+            || self.helpers_stop.is_some_and(|h| h.load(Ordering::Relaxed))
+        {
+            self.stopped = true;
+            return;
+        }
+        if !self.main {
+            return;
+        }
+        if let Some(n) = self.limits.nodes
+            && self.shared.nodes.load(Ordering::Relaxed) >= n
+        {
+            self.stop_all();
+            return;
+        }
+        if let Some(b) = self.budget
+            && !self.shared.pondering.load(Ordering::Relaxed)
+        {
+            // After a ponderhit the soft limit is enough: the ponder search is already deep.
+            let limit = if self.limits.ponder {
+                b.soft_ms
+            } else {
+                b.hard_ms
+            };
+            if self.shared.elapsed_ms() >= limit {
+                self.stop_all();
+            }
+        }
+    }
+
+    /// Every thread's nodes so far (this one's as of its last flush).
+    pub fn total_nodes(&self) -> u64 {
+        self.shared.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Ends the search for every thread.
+    pub fn stop_all(&mut self) {
+        self.stopped = true;
+        self.shared.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Past the soft time limit (and not pondering): no new iteration should start.
+    pub fn soft_time_up(&self) -> bool {
+        self.budget.is_some_and(|b| {
+            !self.shared.pondering.load(Ordering::Relaxed) && self.shared.elapsed_ms() >= b.soft_ms
+        })
+    }
+}

@@ -1,0 +1,193 @@
+//! Move ordering: the hash move, good captures by MVV-LVA (SEE decides good and bad), killers,
+//! the counter move, then quiet moves by their history score; and the lazy picker that hands
+//! the moves out best first.
+
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
+
+use super::params::{
+    HISTORY_BONUS_MAX, HISTORY_BONUS_MUL, HISTORY_MAX, MVV_ATTACKER_DIV, MVV_VICTIM_MUL,
+    ORDER_BAD_CAPTURE, ORDER_COUNTER, ORDER_GOOD_CAPTURE, ORDER_KILLER, ORDER_TT,
+};
+use super::tt::encode_move;
+use crate::chess::movegen::Captures;
+use crate::chess::score::value;
+use crate::chess::see;
+
+/// Ordering keys of one node: `(score << 8) | index in the move list`.
+pub(super) type OrderKeys = [i64; 256];
+
+/// History tables are indexed by piece (0..6 White pawn..king, 6..12 Black).
+#[inline]
+pub(super) fn piece_index(color: Color, role: Role) -> usize {
+    (role as usize - 1) + if color == Color::White { 0 } else { 6 }
+}
+
+/// MVV-LVA: the most valuable victim first, the least valuable attacker among equals.
+#[inline]
+fn mvv_lva(victim: Role, attacker: Role) -> i32 {
+    value(victim) * MVV_VICTIM_MUL - value(attacker) / MVV_ATTACKER_DIV
+}
+
+/// Takes the next move in order from `keys[..n]`: the first few by selection (cut nodes rarely
+/// need more), then the rest sorted at once. Returns (index in the move list, ordering score).
+/// `keys[0]` must already be the largest key (see [`best_first`]).
+#[inline]
+pub(super) fn pick(keys: &mut OrderKeys, i: usize, n: usize) -> Option<(usize, i32)> {
+    if i >= n {
+        return None;
+    }
+    if i == 0 {
+        // Already in place.
+    } else if i < 3 {
+        let mut bi = i;
+        for j in i + 1..n {
+            if keys[j] > keys[bi] {
+                bi = j;
+            }
+        }
+        keys.swap(i, bi);
+    } else if i == 3 {
+        keys[3..n].sort_unstable_by(|a, b| b.cmp(a));
+    }
+    let k = keys[i];
+    Some(((k & 0xff) as usize, (k >> 8) as i32))
+}
+
+/// Moves the largest of `keys[..n]` to the front.
+#[inline]
+fn best_first(keys: &mut OrderKeys, n: usize) {
+    let mut bi = 0;
+    for j in 1..n {
+        if keys[j] > keys[bi] {
+            bi = j;
+        }
+    }
+    keys.swap(0, bi);
+}
+
+/// Quiet moves tried at a node, as `piece index << 6 | target square`.
+pub(super) struct Quiets {
+    list: [u16; 64],
+    pub len: usize,
+}
+
+impl Quiets {
+    pub fn new() -> Self {
+        Quiets {
+            list: [0; 64],
+            len: 0,
+        }
+    }
+    pub fn push(&mut self, turn: Color, m: &Move) {
+        if self.len < 64 {
+            self.list[self.len] = quiet_code(turn, m);
+            self.len += 1;
+        }
+    }
+}
+
+#[inline]
+fn quiet_code(turn: Color, m: &Move) -> u16 {
+    ((piece_index(turn, m.role()) as u16) << 6) | u16::from(m.to())
+}
+
+/// What a search thread learns about quiet moves: the history score of each (piece, target
+/// square) and the counter move that refuted each (piece, target square).
+pub(super) struct History {
+    scores: Vec<[i32; 64]>,
+    counters: Vec<[u16; 64]>,
+}
+
+impl History {
+    pub fn new() -> Self {
+        History {
+            scores: vec![[0; 64]; 12],
+            counters: vec![[0; 64]; 12],
+        }
+    }
+
+    /// Scores `moves` into `keys` and returns how many there are. `killers` are this ply's,
+    /// `prev` the (piece index, target square) of the move that led here.
+    pub fn score_moves(
+        &self,
+        pos: &Chess,
+        moves: &MoveList,
+        tt_move: u16,
+        killers: [u16; 2],
+        prev: Option<(usize, usize)>,
+        keys: &mut OrderKeys,
+    ) -> usize {
+        let turn = pos.turn();
+        let counter = prev.map_or(0, |(p, to)| self.counters[p][to]);
+        for (i, m) in moves.iter().enumerate() {
+            let code = encode_move(m);
+            let score = if code == tt_move {
+                ORDER_TT
+            } else if let Some(victim) = m.capture() {
+                let mvv = mvv_lva(victim, m.role());
+                let promo = m.promotion().map_or(0, value);
+                if see::see_ge(pos.board(), turn, m, 0) {
+                    ORDER_GOOD_CAPTURE + mvv + promo
+                } else {
+                    ORDER_BAD_CAPTURE + mvv
+                }
+            } else if let Some(p) = m.promotion() {
+                if p == Role::Queen {
+                    ORDER_GOOD_CAPTURE + value(p)
+                } else {
+                    ORDER_BAD_CAPTURE + value(p)
+                }
+            } else if code == killers[0] {
+                ORDER_KILLER + 1
+            } else if code == killers[1] {
+                ORDER_KILLER
+            } else if code == counter {
+                ORDER_COUNTER
+            } else {
+                self.scores[piece_index(turn, m.role())][usize::from(m.to())]
+            };
+            keys[i] = (i64::from(score) << 8) | i as i64;
+        }
+        best_first(keys, moves.len());
+        moves.len()
+    }
+
+    /// A quiet move `best` caused a cutoff at `depth`: it becomes a killer and the counter move
+    /// of `prev`, its history rises and that of the other quiet moves tried falls.
+    pub fn reward(
+        &mut self,
+        turn: Color,
+        best: Move,
+        quiets: &Quiets,
+        depth: i32,
+        killers: &mut [u16; 2],
+        prev: Option<(usize, usize)>,
+    ) {
+        let code = encode_move(&best);
+        if killers[0] != code {
+            killers[1] = killers[0];
+            killers[0] = code;
+        }
+        if let Some((p, to)) = prev {
+            self.counters[p][to] = code;
+        }
+        let bonus = (depth * depth * HISTORY_BONUS_MUL).min(HISTORY_BONUS_MAX);
+        let best_code = quiet_code(turn, &best);
+        for &q in &quiets.list[..quiets.len] {
+            let h = &mut self.scores[usize::from(q >> 6)][usize::from(q & 63)];
+            let b = if q == best_code { bonus } else { -bonus };
+            *h += b - *h * b.abs() / HISTORY_MAX;
+        }
+    }
+}
+
+/// Orders the captures and promotions of a quiescence node into `keys`.
+pub(super) fn score_captures(moves: &Captures, keys: &mut OrderKeys) {
+    for (i, m) in moves.iter().enumerate() {
+        let victim = m.capture().map_or(0, value);
+        let promo = m.promotion().map_or(0, value);
+        let score = victim * MVV_VICTIM_MUL + promo - value(m.role()) / MVV_ATTACKER_DIV;
+        keys[i] = (i64::from(score) << 8) | i as i64;
+    }
+    best_first(keys, moves.len());
+}

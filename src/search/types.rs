@@ -1,0 +1,167 @@
+//! What a search is asked (limits, parameters), what it shares with the thread that started it
+//! (stop, ponder, node count, clock), what it tells while it runs, and what it returns.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use shakmaty::{Chess, Color, Move};
+
+use super::time::Clock;
+use crate::eval::Evaluator;
+
+/// What `go` asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub mate: Option<u32>,
+    pub movetime: Option<u64>,
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u32>,
+    pub infinite: bool,
+    pub ponder: bool,
+    pub searchmoves: Vec<Move>,
+}
+
+impl Limits {
+    pub fn depth(d: u32) -> Self {
+        Limits {
+            depth: Some(d),
+            ..Default::default()
+        }
+    }
+
+    /// The clock of the side `turn`.
+    pub fn clock(&self, turn: Color) -> Clock {
+        let (time, inc) = match turn {
+            Color::White => (self.wtime, self.winc),
+            Color::Black => (self.btime, self.binc),
+        };
+        Clock {
+            time,
+            inc: inc.unwrap_or(0),
+            movestogo: self.movestogo,
+            movetime: self.movetime,
+        }
+    }
+}
+
+/// State shared between the UCI thread and the search threads.
+pub struct Shared {
+    pub stop: AtomicBool,
+    /// True while `go ponder` has not been answered by `ponderhit`: time limits do not apply.
+    pub pondering: AtomicBool,
+    pub nodes: AtomicU64,
+    epoch: Instant,
+    /// Milliseconds since `epoch` at which the clock for this move started (reset on ponderhit).
+    start_ms: AtomicU64,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            epoch: Instant::now(),
+            start_ms: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Shared {
+    pub fn reset_clock(&self) {
+        self.start_ms
+            .store(self.epoch.elapsed().as_millis() as u64, Ordering::SeqCst);
+    }
+    pub fn elapsed_ms(&self) -> u64 {
+        (self.epoch.elapsed().as_millis() as u64)
+            .saturating_sub(self.start_ms.load(Ordering::SeqCst))
+    }
+    /// The opponent played the expected move: the search goes on under the time limits. Time
+    /// spent pondering counts as spent (the GUI's clock only started now, so this is safe), so
+    /// a long ponder ends at once with its deep result.
+    pub fn ponderhit(&self) {
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Everything a search needs besides the shared state.
+#[derive(Clone)]
+pub struct SearchParams {
+    pub root: Chess,
+    /// Keys of the game's positions before the root, oldest first (for repetitions).
+    pub history: Vec<u64>,
+    pub limits: Limits,
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead: u64,
+    pub chess960: bool,
+    pub evaluator: Evaluator,
+    /// Told about every finished iteration (`None` for `bench` and internal searches).
+    pub reporter: Option<Reporter>,
+}
+
+impl SearchParams {
+    pub fn new(root: Chess, limits: Limits) -> Self {
+        SearchParams {
+            root,
+            history: Vec::new(),
+            limits,
+            threads: 1,
+            multipv: 1,
+            move_overhead: 10,
+            chess960: false,
+            evaluator: crate::eval::default_evaluator(),
+            reporter: None,
+        }
+    }
+}
+
+/// One principal variation of the result.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub score: i32,
+    pub pv: Vec<Move>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// `None` when the root has no legal move.
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub score: i32,
+    pub depth: u32,
+    pub nodes: u64,
+    pub lines: Vec<Line>,
+}
+
+/// What a search tells while it runs; the front end (UCI) decides how to show it.
+#[derive(Clone, Debug)]
+pub enum Event<'a> {
+    /// An iteration finished one principal variation.
+    Line {
+        depth: u32,
+        seldepth: usize,
+        /// Which variation (MultiPV), for searches that can give several.
+        multipv: Option<usize>,
+        /// From the side to move's view, centipawns or mate (see [`crate::chess::score`]).
+        score: i32,
+        /// All threads' nodes so far.
+        nodes: u64,
+        nps: u64,
+        /// Transposition table use in permille, for searches that have one.
+        hashfull: Option<u32>,
+        time_ms: u64,
+        pv: &'a [Move],
+    },
+    /// The comparator search's work when it ends.
+    ComparatorWork { nodes: u64, comparisons: u64 },
+}
+
+/// Receives a search's [`Event`]s (called from the search's main thread).
+pub type Reporter = Arc<dyn Fn(&Event) + Send + Sync>;

@@ -1,0 +1,671 @@
+//! A search thread: iterative deepening with aspiration windows and MultiPV, the principal
+//! variation search (negamax) with its pruning and reductions, and the quiescence search.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use shakmaty::{Chess, Move, Position, Role};
+
+use super::control::Control;
+use super::ordering::{History, OrderKeys, Quiets, pick, piece_index, score_captures};
+use super::params::*;
+use super::time::TimeBudget;
+use super::tt::{Bound, TranspositionTable, encode_move, score_from_tt, score_to_tt};
+use super::types::{Event, Limits, Line, SearchParams, SearchResult, Shared};
+use crate::chess::rules::{dead_material, is_rule_draw};
+use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, value};
+use crate::chess::zobrist::{hash_of, play};
+use crate::chess::{movegen, see};
+use crate::eval::ScalarEvaluator;
+use crate::eval::deeppink::Accumulators;
+
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    static_eval: i32,
+    killers: [u16; 2],
+    /// Piece index and target square of the move played from this ply (for counter moves).
+    moved: Option<(usize, usize)>,
+    null: bool,
+}
+
+pub(super) struct Worker<'a> {
+    /// 0 for the main thread, which reports and decides when to stop.
+    id: usize,
+    control: Control<'a>,
+    tt: &'a TranspositionTable,
+    eval: &'a dyn ScalarEvaluator,
+    seldepth: usize,
+    frames: Vec<Frame>,
+    history: History,
+    pv: Vec<Vec<Move>>,
+    /// Move-ordering keys per ply (kept here so that nodes do not copy 2 KB arrays around).
+    order: Vec<OrderKeys>,
+    keys: Vec<u64>,
+    root_excluded: Vec<Move>,
+    pub root_allowed: Vec<Move>,
+    /// Deep Pink's first-layer accumulators by ply (only with `Evaluator=deeppink`).
+    pink: Option<Accumulators<'a>>,
+}
+
+impl<'a> Worker<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: usize,
+        shared: &'a Shared,
+        helpers_stop: &'a AtomicBool,
+        tt: &'a TranspositionTable,
+        eval: &'a dyn ScalarEvaluator,
+        limits: &'a Limits,
+        budget: Option<TimeBudget>,
+        history: &[u64],
+    ) -> Self {
+        Worker {
+            id,
+            control: Control::new(
+                shared,
+                Some(helpers_stop),
+                limits,
+                budget,
+                id == 0,
+                NODE_FLUSH,
+            ),
+            tt,
+            eval,
+            seldepth: 0,
+            frames: vec![Frame::default(); MAX_PLY + 4],
+            history: History::new(),
+            pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            order: vec![[0; 256]; MAX_PLY + 4],
+            keys: history.to_vec(),
+            root_excluded: Vec::new(),
+            root_allowed: Vec::new(),
+            pink: eval
+                .deep_pink()
+                .map(|net| Accumulators::new(net, MAX_PLY + 4)),
+        }
+    }
+
+    /// Static evaluation of `pos` (the position at `ply`) for the side to move.
+    fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
+        match &self.pink {
+            Some(acc) => acc.evaluate_cp(ply, pos.turn()),
+            None => self.eval.evaluate(pos, hash),
+        }
+        .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// Draw by the fifty-move rule, repetition or insufficient material.
+    fn is_draw(&self, pos: &Chess) -> bool {
+        is_rule_draw(pos, &self.keys)
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        cut_node: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        self.pv[ply].clear();
+        let in_check = pos.is_check();
+        if in_check {
+            depth += 1; // check extension
+        }
+        if depth <= 0 {
+            return self.qsearch(pos, hash, ply, alpha, beta);
+        }
+        self.control.count_node();
+        if self.control.stopped {
+            return 0;
+        }
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if !root {
+            if self.is_draw(pos) {
+                return 0;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check {
+                    0
+                } else {
+                    self.evaluate(pos, hash, ply)
+                };
+            }
+            // Mate distance pruning.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let tt_entry = self.tt.probe(hash);
+        let tt_move = tt_entry.map_or(0, |e| e.mv);
+        if let Some(e) = tt_entry
+            && !pv_node
+            && e.depth >= depth
+        {
+            let s = score_from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if usable {
+                return s;
+            }
+        }
+
+        let static_eval = if in_check {
+            -INF
+        } else if let Some(e) = tt_entry {
+            e.eval
+        } else {
+            self.evaluate(pos, hash, ply)
+        };
+        self.frames[ply].static_eval = static_eval;
+        let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].static_eval;
+        self.frames[ply + 1].killers = [0, 0];
+
+        if !pv_node && !in_check {
+            // Reverse futility pruning.
+            if depth <= RFP_MAX_DEPTH
+                && beta.abs() < MATE_BOUND
+                && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            {
+                return static_eval;
+            }
+            // Null-move pruning.
+            let turn = pos.turn();
+            let non_pawn =
+                pos.board().by_color(turn) & !(pos.board().pawns() | pos.board().kings());
+            if depth >= NMP_MIN_DEPTH
+                && static_eval >= beta
+                && !self.frames[ply.saturating_sub(1)].null
+                && !non_pawn.is_empty()
+                && beta.abs() < MATE_BOUND
+                && let Ok(null_pos) = pos.clone().swap_turn()
+            {
+                let r = NMP_BASE
+                    + depth / NMP_DEPTH_DIV
+                    + ((static_eval - beta) / NMP_EVAL_DIV).min(NMP_EVAL_MAX);
+                let null_hash = hash_of(&null_pos);
+                self.frames[ply].null = true;
+                self.frames[ply].moved = None;
+                if let Some(acc) = &mut self.pink {
+                    acc.push_null(ply);
+                }
+                self.keys.push(null_hash);
+                let score = -self.negamax(
+                    &null_pos,
+                    null_hash,
+                    depth - 1 - r,
+                    ply + 1,
+                    -beta,
+                    -beta + 1,
+                    !cut_node,
+                );
+                self.keys.pop();
+                self.frames[ply].null = false;
+                if self.control.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+        self.frames[ply].null = false;
+
+        // Internal iterative reduction: without a hash move this node is probably not important.
+        if tt_move == 0 && depth >= IIR_MIN_DEPTH && (pv_node || cut_node) {
+            depth -= 1;
+        }
+
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let prev = if ply > 0 {
+            self.frames[ply - 1].moved
+        } else {
+            None
+        };
+        let n_moves = self.history.score_moves(
+            pos,
+            &moves,
+            tt_move,
+            self.frames[ply].killers,
+            prev,
+            &mut self.order[ply],
+        );
+        let turn = pos.turn();
+        let orig_alpha = alpha;
+        let mut best_score = -INF;
+        let mut best_move: Option<Move> = None;
+        let mut searched = 0usize;
+        let mut quiets = Quiets::new();
+        let lmp_limit = ((LMP_BASE + depth * depth) / if improving { 1 } else { 2 }) as usize;
+
+        let mut next = 0;
+        while let Some((idx, order)) = pick(&mut self.order[ply], next, n_moves) {
+            next += 1;
+            let m = moves[idx];
+            if root {
+                if self.root_excluded.contains(&m) {
+                    continue;
+                }
+                if !self.root_allowed.is_empty() && !self.root_allowed.contains(&m) {
+                    continue;
+                }
+            }
+            let quiet = !m.is_capture() && !m.is_promotion();
+
+            // Only pruning (shallow depths) and reductions look at checks: skip the test
+            // elsewhere.
+            let may_prune =
+                !root && best_score > -MATE_BOUND && searched > 0 && depth <= PRUNE_MAX_DEPTH;
+            let may_reduce = depth >= LMR_MIN_DEPTH && searched >= LMR_MIN_MOVES && quiet;
+            let gives_check = (may_prune || may_reduce) && movegen::gives_check(pos, &m);
+
+            // Shallow-depth pruning, never before a move has been searched, when mated, or for
+            // a move that gives check (quiet mating moves must be seen).
+            if !root && best_score > -MATE_BOUND && searched > 0 && !gives_check {
+                if quiet && !in_check && !pv_node {
+                    if depth <= PRUNE_MAX_DEPTH && quiets.len >= lmp_limit {
+                        continue;
+                    }
+                    if depth <= PRUNE_MAX_DEPTH
+                        && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha
+                        && order < ORDER_COUNTER
+                    {
+                        continue;
+                    }
+                }
+                if !quiet
+                    && depth <= PRUNE_MAX_DEPTH
+                    && order < ORDER_GOOD_CAPTURE
+                    && !see::see_ge(pos.board(), turn, &m, -SEE_MARGIN_PER_DEPTH * depth)
+                {
+                    continue;
+                }
+            }
+
+            let (child, child_hash) = play(pos, hash, m);
+            self.tt.prefetch(child_hash);
+            if let Some(acc) = &mut self.pink {
+                acc.push(ply, pos, m);
+            }
+            self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
+            self.keys.push(child_hash);
+            let new_depth = depth - 1;
+            let mut score;
+            if searched == 0 {
+                score = -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
+            } else {
+                let mut r = 0;
+                if depth >= LMR_MIN_DEPTH && searched >= LMR_MIN_MOVES && quiet {
+                    r = i32::from(LMR[depth.min(63) as usize][searched.min(63)]);
+                    r -= i32::from(pv_node);
+                    r += i32::from(cut_node);
+                    r -= i32::from(gives_check);
+                    r -= i32::from(order >= ORDER_COUNTER);
+                    r += i32::from(!improving);
+                    if order < ORDER_COUNTER {
+                        r -= order / LMR_HISTORY_DIV;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                score = -self.negamax(
+                    &child,
+                    child_hash,
+                    new_depth - r,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    true,
+                );
+                if score > alpha && r > 0 {
+                    score = -self.negamax(
+                        &child,
+                        child_hash,
+                        new_depth,
+                        ply + 1,
+                        -alpha - 1,
+                        -alpha,
+                        !cut_node,
+                    );
+                }
+                if score > alpha && pv_node {
+                    score =
+                        -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
+                }
+            }
+            self.keys.pop();
+            if self.control.stopped {
+                return 0;
+            }
+            searched += 1;
+
+            if score > best_score {
+                best_score = score;
+                best_move = Some(m);
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            quiets.push(turn, &m);
+                            let prev = if ply > 0 {
+                                self.frames[ply - 1].moved
+                            } else {
+                                None
+                            };
+                            self.history.reward(
+                                turn,
+                                m,
+                                &quiets,
+                                depth,
+                                &mut self.frames[ply].killers,
+                                prev,
+                            );
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet {
+                quiets.push(turn, &m);
+            }
+        }
+
+        if searched == 0 {
+            // Only at the root when every move is excluded, or when everything was pruned.
+            return if root { alpha } else { static_eval.max(alpha) };
+        }
+        if !root || self.root_excluded.is_empty() {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if alpha > orig_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let code = best_move.map_or(0, |m| encode_move(&m));
+            let code = if bound == Bound::Upper { 0 } else { code };
+            self.tt.store(
+                hash,
+                code,
+                score_to_tt(best_score, ply),
+                if in_check { 0 } else { static_eval },
+                depth,
+                bound,
+            );
+        }
+        best_score
+    }
+
+    fn qsearch(&mut self, pos: &Chess, hash: u64, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        self.control.count_node();
+        if self.control.stopped {
+            return 0;
+        }
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        self.pv[ply].clear();
+        let in_check = pos.is_check();
+        if pos.halfmoves() >= 100 || dead_material(pos) {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                0
+            } else {
+                self.evaluate(pos, hash, ply)
+            };
+        }
+        let pv_node = beta - alpha > 1;
+        let tt_entry = self.tt.probe(hash);
+        if let Some(e) = tt_entry
+            && !pv_node
+        {
+            let s = score_from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if usable {
+                return s;
+            }
+        }
+        let mut best_score;
+        let stand_pat;
+        if in_check {
+            best_score = -INF;
+            stand_pat = -INF;
+        } else {
+            stand_pat = match tt_entry {
+                Some(e) => e.eval,
+                None => self.evaluate(pos, hash, ply),
+            };
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best_score = stand_pat;
+        }
+        // In check: every legal evasion. Otherwise: pseudo-legal captures and queen promotions,
+        // checked for legality only when searched.
+        let moves: movegen::Captures = if in_check {
+            let all = pos.legal_moves();
+            if all.is_empty() {
+                return -MATE + ply as i32;
+            }
+            all.into_iter().take(128).collect()
+        } else {
+            movegen::captures(pos)
+        };
+        let turn = pos.turn();
+        score_captures(&moves, &mut self.order[ply]);
+        let n_moves = moves.len();
+        let orig_alpha = alpha;
+        let mut best_move = None;
+        let mut next = 0;
+        while let Some((idx, _)) = pick(&mut self.order[ply], next, n_moves) {
+            next += 1;
+            let m = moves[idx];
+            if !in_check {
+                // Delta pruning and losing captures.
+                let gain = m.capture().map_or(0, value)
+                    + m.promotion().map_or(0, |p| value(p) - value(Role::Pawn));
+                if stand_pat + gain + QS_DELTA_MARGIN <= alpha && m.promotion().is_none() {
+                    continue;
+                }
+                if !see::see_ge(pos.board(), turn, &m, 0) {
+                    continue;
+                }
+            }
+            let (child, child_hash) = play(pos, hash, m);
+            self.tt.prefetch(child_hash);
+            if !in_check && !movegen::leaves_king_safe(&child, turn) {
+                continue;
+            }
+            if let Some(acc) = &mut self.pink {
+                acc.push(ply, pos, m);
+            }
+            self.keys.push(child_hash);
+            let score = -self.qsearch(&child, child_hash, ply + 1, -beta, -alpha);
+            self.keys.pop();
+            if self.control.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if alpha > orig_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let code = best_move.map_or(0, |m| encode_move(&m));
+        self.tt.store(
+            hash,
+            code,
+            score_to_tt(best_score, ply),
+            if in_check { 0 } else { stand_pat },
+            0,
+            bound,
+        );
+        best_score
+    }
+
+    /// Iterative deepening on this thread. The main thread (id 0) reports and decides when to stop.
+    pub fn iterate(&mut self, params: &SearchParams, root_moves: &[Move]) -> SearchResult {
+        let root = &params.root;
+        let root_hash = hash_of(root);
+        self.keys.push(root_hash);
+        if let Some(acc) = &mut self.pink {
+            acc.refresh(0, root);
+        }
+        let multipv = if self.id == 0 {
+            params.multipv.clamp(1, root_moves.len().max(1))
+        } else {
+            1
+        };
+        let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 4, |d| {
+            (d as i32).clamp(1, MAX_PLY as i32 - 4)
+        });
+        let mut result = SearchResult {
+            best: root_moves.first().copied(),
+            ponder: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            lines: Vec::new(),
+        };
+        let mut prev_scores = vec![0i32; multipv];
+        let start = Instant::now();
+        let mut depth = 1;
+        while depth <= max_depth {
+            // Helper threads skip around to desynchronise (Lazy SMP).
+            let mut lines: Vec<Line> = Vec::with_capacity(multipv);
+            self.root_excluded.clear();
+            #[allow(clippy::needless_range_loop)]
+            for pv_idx in 0..multipv {
+                self.seldepth = 0;
+                let mut delta = ASPIRATION_DELTA;
+                let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+                    (
+                        (prev_scores[pv_idx] - delta).max(-INF),
+                        (prev_scores[pv_idx] + delta).min(INF),
+                    )
+                } else {
+                    (-INF, INF)
+                };
+                let score = loop {
+                    let s = self.negamax(root, root_hash, depth, 0, alpha, beta, false);
+                    if self.control.stopped {
+                        break s;
+                    }
+                    if s <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (s - delta).max(-INF);
+                    } else if s >= beta {
+                        beta = (s + delta).min(INF);
+                    } else {
+                        break s;
+                    }
+                    delta += delta / ASPIRATION_GROWTH_DIV;
+                    if delta > ASPIRATION_MAX_DELTA {
+                        alpha = -INF;
+                        beta = INF;
+                    }
+                };
+                if self.control.stopped && depth > 1 {
+                    break;
+                }
+                let pv = self.pv[0].clone();
+                let Some(&first) = pv.first() else { break };
+                prev_scores[pv_idx] = score;
+                self.root_excluded.push(first);
+                lines.push(Line { score, pv });
+                if self.id == 0
+                    && let Some(report) = &params.reporter
+                {
+                    self.control.flush();
+                    let line = lines.last().expect("just pushed");
+                    let time_ms = start.elapsed().as_millis() as u64;
+                    let nodes = self.control.total_nodes();
+                    report(&Event::Line {
+                        depth: depth as u32,
+                        seldepth: self.seldepth,
+                        multipv: Some(pv_idx + 1),
+                        score: line.score,
+                        nodes,
+                        nps: nodes * 1000 / time_ms.max(1),
+                        hashfull: Some(self.tt.hashfull()),
+                        time_ms,
+                        pv: &line.pv,
+                    });
+                }
+            }
+            self.root_excluded.clear();
+            if lines.len() == multipv || (depth == 1 && !lines.is_empty()) {
+                let best = &lines[0];
+                result.best = best.pv.first().copied();
+                result.ponder = best.pv.get(1).copied();
+                result.score = best.score;
+                result.depth = depth as u32;
+                result.lines = lines;
+            }
+            if self.control.stopped {
+                break;
+            }
+            if self.id == 0 {
+                if let Some(m) = params.limits.mate
+                    && result.score >= MATE - 2 * m as i32
+                {
+                    break;
+                }
+                if self.control.soft_time_up() {
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        self.control.flush();
+        result
+    }
+}
