@@ -134,7 +134,7 @@ fn dataset_files_match_their_summary() {
             "5",
         ]);
         assert!(ok, "{err}");
-        let d = deepred::nn::data::read(std::path::Path::new(&out)).unwrap();
+        let d = deepred::train::data::read(std::path::Path::new(&out)).unwrap();
         let first = text.lines().next().unwrap();
         assert!(
             first.starts_with(&format!("{kind}: {} records written", d.records.len())),

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use deepred::chess::pgn::read_games;
 use deepred::nn::net::Kind;
-use deepred::nn::{DeepChess, DeepPink, features, train};
+use deepred::nn::{DeepChess, DeepPink, features};
+use deepred::train;
 use shakmaty::{Chess, Position};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -250,13 +251,13 @@ fn torchscript_modules_work_through_eval_file_and_match_the_net() {
             script.to_str().unwrap(),
         ]);
         assert!(ok, "{out}\n{err}");
-        assert!(deepred::nn::torchscript::is_torchscript(&script));
+        assert!(deepred::eval::torchscript::is_torchscript(&script));
         // Same outputs as the native net on real positions.
         let pos = positions(30);
         match kind {
             Kind::DeepPink => {
                 let native = DeepPink::load(&net).unwrap();
-                let ts = deepred::nn::torchscript::ScriptPink::load(&script).unwrap();
+                let ts = deepred::eval::torchscript::ScriptPink::load(&script).unwrap();
                 for p in &pos {
                     let (a, b) = (native.forward(p), ts.forward(p).unwrap());
                     assert!(close(a, b), "native {a}, TorchScript {b}");
@@ -265,7 +266,7 @@ fn torchscript_modules_work_through_eval_file_and_match_the_net() {
             Kind::DeepChess => {
                 use deepred::eval::ComparatorEvaluator;
                 let native = DeepChess::load(&net).unwrap();
-                let ts = deepred::nn::torchscript::ScriptChess::load(&script).unwrap();
+                let ts = deepred::eval::torchscript::ScriptChess::load(&script).unwrap();
                 for w in pos.windows(2) {
                     let a = native.compare(&native.pos2vec(&w[0]), &native.pos2vec(&w[1]));
                     let b = ts.prob_first_better(&w[0], &w[1]);

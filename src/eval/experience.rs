@@ -45,7 +45,7 @@ impl ExperienceEval {
 
     /// Adds a learned game's result to the positions it went through (each once), as the store
     /// does, so that the evaluator follows learning without reloading.
-    pub fn add_game(&self, game: &crate::experience::store::GameRecord) {
+    pub fn add_game(&self, game: &crate::experience::records::GameRecord) {
         use crate::chess::rules::GameResult;
         let mut seen = std::collections::HashSet::new();
         let mut pos = game.start.clone();

@@ -12,6 +12,9 @@ pub mod deepchess;
 pub mod deeppink;
 pub mod experience;
 pub mod pst;
+pub mod report;
+#[cfg(feature = "torch")]
+pub mod torchscript;
 
 use std::sync::Arc;
 
@@ -128,9 +131,9 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> 
         "deepchess" => {
             let path = crate::nn::net::resolve("deepchess", ctx.eval_file.as_deref())?;
             #[cfg(feature = "torch")]
-            if crate::nn::torchscript::is_torchscript(&path) {
+            if torchscript::is_torchscript(&path) {
                 return Ok(Evaluator::Comparator(Arc::new(
-                    crate::nn::torchscript::ScriptChess::load(&path)?,
+                    torchscript::ScriptChess::load(&path)?,
                 )));
             }
             Ok(Evaluator::Comparator(Arc::new(
@@ -140,10 +143,10 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> 
         "deeppink" => {
             let path = crate::nn::net::resolve("deeppink", ctx.eval_file.as_deref())?;
             #[cfg(feature = "torch")]
-            if crate::nn::torchscript::is_torchscript(&path) {
-                return Ok(Evaluator::Scalar(Arc::new(
-                    crate::nn::torchscript::ScriptPink::load(&path)?,
-                )));
+            if torchscript::is_torchscript(&path) {
+                return Ok(Evaluator::Scalar(Arc::new(torchscript::ScriptPink::load(
+                    &path,
+                )?)));
             }
             Ok(Evaluator::Scalar(Arc::new(deeppink::DeepPinkEval::load(
                 &path,

@@ -17,6 +17,8 @@ use shakmaty::{
     Position, Rank, Role, Setup, Square,
 };
 
+use super::Error;
+
 const ROLES: [Role; 6] = [
     Role::Pawn,
     Role::Knight,
@@ -47,13 +49,12 @@ pub fn board_string(board: &Board) -> String {
 }
 
 /// Parses a 64-character board string.
-pub fn parse_board_string(s: &str) -> Result<Board, String> {
+pub fn parse_board_string(s: &str) -> Result<Board, Error> {
     let bytes = s.as_bytes();
     if bytes.len() != 64 {
-        return Err(format!(
-            "a board string has 64 characters, not {}",
-            s.chars().count()
-        ));
+        return Err(Error::BoardStringLength {
+            len: s.chars().count(),
+        });
     }
     let mut board = Board::empty();
     for (i, &c) in bytes.iter().enumerate() {
@@ -65,10 +66,10 @@ pub fn parse_board_string(s: &str) -> Result<Board, String> {
             b'1'..=b'6' => ROLES[usize::from(c - b'1')].of(Color::White),
             b'a'..=b'f' => ROLES[usize::from(c - b'a')].of(Color::Black),
             _ => {
-                return Err(format!(
-                    "invalid character '{}' at index {i} of a board string",
-                    c as char
-                ));
+                return Err(Error::BoardStringChar {
+                    ch: c as char,
+                    index: i,
+                });
             }
         };
         board.set_piece_at(sq, piece);
@@ -119,20 +120,17 @@ pub fn compact_key(pos: &Chess) -> Vec<u8> {
 
 /// Rebuilds the position of a compact key. Move counters are not in the key: the halfmove clock
 /// is 0 and the move number 1.
-pub fn decode_key(key: &[u8]) -> Result<Chess, String> {
+pub fn decode_key(key: &[u8]) -> Result<Chess, Error> {
     if key.len() < 8 {
-        return Err(format!(
-            "a key has at least 8 bytes, this one {}",
-            key.len()
-        ));
+        return Err(Error::KeyTooShort { len: key.len() });
     }
     let occupied = Bitboard(u64::from_le_bytes(key[..8].try_into().expect("8 bytes")));
     let n = occupied.count();
     if key.len() != 8 + n.div_ceil(2) {
-        return Err(format!(
-            "key of {} bytes does not match its {n} occupied squares",
-            key.len()
-        ));
+        return Err(Error::KeyLength {
+            len: key.len(),
+            occupied: n,
+        });
     }
     let mut board = Board::empty();
     let mut turn = Color::White;
@@ -156,7 +154,7 @@ pub fn decode_key(key: &[u8]) -> Result<Chess, String> {
                         ep_square = sq.offset(8);
                         Role::Pawn.of(Color::Black)
                     }
-                    _ => return Err(format!("en passant pawn on {sq}, not on rank 4 or 5")),
+                    _ => return Err(Error::KeyEnPassant { square: sq }),
                 }
             }
             13 => {
@@ -188,7 +186,9 @@ pub fn decode_key(key: &[u8]) -> Result<Chess, String> {
     Chess::from_setup(setup, CastlingMode::Chess960)
         .or_else(shakmaty::PositionError::ignore_too_much_material)
         .or_else(shakmaty::PositionError::ignore_impossible_check)
-        .map_err(|e| format!("key decodes to an illegal position: {e}"))
+        .map_err(|e| Error::KeyIllegal {
+            reason: e.to_string(),
+        })
 }
 
 #[cfg(test)]

@@ -9,8 +9,10 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use super::store::{GameRecord, Learned, MoveRow, Store};
-use crate::chess::pgn::{PgnGame, read_games};
+use super::Error;
+use super::records::{GameRecord, MoveRow};
+use super::store::{Learned, Store};
+use crate::chess::pgn::{PgnError, PgnGame, read_games};
 
 #[derive(Debug, Default, Clone)]
 pub struct ImportReport {
@@ -31,15 +33,18 @@ impl ImportReport {
 }
 
 /// A game of a PGN file as a learnable record, or why it cannot be learned.
-pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, String> {
+pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, PgnError> {
+    let unlearnable = |text: &str, reason: &str| PgnError {
+        number: g.number,
+        ply: 0,
+        text: text.to_string(),
+        reason: reason.to_string(),
+    };
     let Some(result) = g.result else {
-        return Err(format!(
-            "game {}, ply 0: no result, nothing to learn ('*')",
-            g.number
-        ));
+        return Err(unlearnable("*", "no result, nothing to learn"));
     };
     if g.moves.is_empty() {
-        return Err(format!("game {}, ply 0: no moves ('')", g.number));
+        return Err(unlearnable("", "no moves"));
     }
     let tag = |k: &str| g.tag(k).unwrap_or("?").to_string();
     Ok(GameRecord {
@@ -65,7 +70,7 @@ pub fn import(
     files: &[PathBuf],
     batch: usize,
     show_progress: bool,
-) -> Result<ImportReport, String> {
+) -> Result<ImportReport, Error> {
     let start = Instant::now();
     let mut report = ImportReport {
         files: files.len(),
@@ -92,7 +97,7 @@ pub fn import(
     let batch = batch.max(1);
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(GameRecord, Vec<MoveRow>)>>(2);
     let written = std::thread::scope(|s| {
-        let writer = s.spawn(|| -> Result<(usize, usize, usize), String> {
+        let writer = s.spawn(|| -> Result<(usize, usize, usize), Error> {
             let (mut learned, mut known, mut rows) = (0, 0, 0);
             for games in rx {
                 for o in store.learn(&games)? {
@@ -125,11 +130,10 @@ pub fn import(
             let mut games = games.into_iter().peekable();
             while games.peek().is_some() {
                 let chunk: Vec<_> = games.by_ref().take(batch).collect();
-                let prepared: Vec<Result<(GameRecord, Vec<MoveRow>), String>> = chunk
+                let prepared: Vec<Result<(GameRecord, Vec<MoveRow>), PgnError>> = chunk
                     .into_par_iter()
                     .map(|g| {
-                        let g = g.map_err(|e| e.to_string())?;
-                        let rec = to_record(&source, g)?;
+                        let rec = to_record(&source, g?)?;
                         let rows = rec.rows();
                         Ok((rec, rows))
                     })
@@ -148,9 +152,7 @@ pub fn import(
             bar.inc(std::fs::metadata(f).map_or(0, |m| m.len()));
         }
         drop(tx);
-        writer
-            .join()
-            .unwrap_or_else(|_| Err("the store writer thread panicked".into()))
+        writer.join().unwrap_or(Err(Error::WriterPanicked))
     });
     let (learned, known, rows) = written?;
     report.learned = learned;

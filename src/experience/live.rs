@@ -5,6 +5,10 @@
 
 use shakmaty::{Chess, Move, Position};
 
+use super::records::GameRecord;
+use crate::chess::rules::rule_result;
+use crate::chess::zobrist::hash_of;
+
 /// The game being followed.
 #[derive(Clone, Debug)]
 pub struct Tracked {
@@ -21,29 +25,89 @@ impl Tracked {
             && moves.len() >= self.moves.len()
             && moves[..self.moves.len()] == self.moves[..]
     }
+
+    /// The game as a record to learn (source `uci`), if it has ended by the rules. `our_move` is
+    /// the engine's last `bestmove` with the key of the position it was played in: it counts as
+    /// played when it continues this game (a GUI sends no `position` after a game-ending move).
+    pub fn ended(&self, our_move: Option<(u64, Move)>) -> Option<GameRecord> {
+        let mut moves = self.moves.clone();
+        if let Some((key, m)) = our_move {
+            let mut pos = self.start.clone();
+            for &mv in &moves {
+                pos.play_unchecked(mv);
+            }
+            if hash_of(&pos) == key && pos.is_legal(m) {
+                moves.push(m);
+            }
+        }
+        let result = rule_result(&self.start, &moves)?;
+        Some(GameRecord {
+            source: "uci".to_string(),
+            white: "?".to_string(),
+            black: "?".to_string(),
+            date: String::new(),
+            result,
+            start: self.start.clone(),
+            moves,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uci::parse_position;
+    use crate::chess::rules::GameResult;
+    use shakmaty::uci::UciMove;
 
-    fn game(cmd: &str) -> (Chess, Vec<Move>) {
-        let g = parse_position(cmd, false).unwrap();
-        (g.start, g.moves)
+    fn game(moves: &str) -> (Chess, Vec<Move>) {
+        let start = Chess::default();
+        let mut pos = start.clone();
+        let mut out = Vec::new();
+        for t in moves.split_whitespace() {
+            let m = t.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            out.push(m);
+        }
+        (start, out)
     }
 
     #[test]
     fn continuation() {
-        let (s, m) = game("startpos moves e2e4 e7e5");
+        let (s, m) = game("e2e4 e7e5");
         let t = Tracked {
             start: s.clone(),
             moves: m.clone(),
             learned: false,
         };
-        let (s2, m2) = game("startpos moves e2e4 e7e5 g1f3");
+        let (s2, m2) = game("e2e4 e7e5 g1f3");
         assert!(t.continued_by(&s2, &m2));
-        let (s3, m3) = game("startpos moves d2d4");
+        let (s3, m3) = game("d2d4");
         assert!(!t.continued_by(&s3, &m3));
+    }
+
+    #[test]
+    fn a_game_ended_by_our_move_is_learned_with_it() {
+        let (s, m) = game("f2f3 e7e5 g2g4");
+        let t = Tracked {
+            start: s,
+            moves: m,
+            learned: false,
+        };
+        assert!(t.ended(None).is_none(), "the game goes on");
+        let (_, mate) = game("f2f3 e7e5 g2g4 d8h4");
+        let before = {
+            let mut p = Chess::default();
+            for &x in &mate[..3] {
+                p.play_unchecked(x);
+            }
+            hash_of(&p)
+        };
+        let r = t.ended(Some((before, mate[3]))).expect("mated");
+        assert_eq!(r.result, GameResult::BlackWins);
+        assert_eq!(r.moves.len(), 4);
+        assert!(
+            t.ended(Some((before ^ 1, mate[3]))).is_none(),
+            "another position"
+        );
     }
 }

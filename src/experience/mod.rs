@@ -1,6 +1,13 @@
-//! The experience tree (issue 3): board codecs and the SQLite store.
+//! The experience tree: every finished game updates per-move win/draw/loss counts in a store
+//! (SQLite) split into White's and Black's moves. Board codecs, the records, the store, the one
+//! book lookup, PGN import, and the learning of games followed over UCI.
 
+pub mod book;
 pub mod codec;
+mod error;
 pub mod import;
 pub mod live;
+pub mod records;
 pub mod store;
+
+pub use error::Error;

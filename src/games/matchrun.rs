@@ -23,8 +23,9 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::chess::notation::uci_move;
 use crate::chess::rules::GameResult;
 use crate::chess::rules::rule_result;
-use crate::experience::store::{GameRecord, Store};
-use crate::uci::client::{EngineProcess, GoFailure};
+use crate::experience::records::GameRecord;
+use crate::experience::store::Store;
+use crate::games::client::{EngineProcess, GoFailure};
 
 /// A clock: base time plus increment per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,7 @@
-//! Games: PGN, self-play, matches against other engines, terminal play.
+//! Games Deep Red plays: self-play, terminal play against a human, matches against other UCI
+//! engines, and the UCI client that drives child engines.
 
+pub mod client;
 pub mod matchrun;
-
 pub mod play;
 pub mod selfplay;

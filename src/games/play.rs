@@ -14,7 +14,6 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::chess::display::diagram_from;
@@ -25,7 +24,9 @@ use crate::chess::rules::{GameResult, game_end};
 use crate::chess::score::{MATE, MATE_BOUND};
 use crate::chess::zobrist::hash_of;
 use crate::eval::Evaluator;
-use crate::experience::store::{GameRecord, Learned, Store};
+use crate::experience::book::book_move;
+use crate::experience::records::GameRecord;
+use crate::experience::store::{Learned, Store};
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchParams, SearchResult, Shared, search};
 
@@ -334,26 +335,13 @@ impl<W: Write, E: Write> Session<'_, W, E> {
 
     /// The best known move of the store (confidence-aware), when the position has enough games.
     fn book_move(&self) -> Option<(Move, String)> {
-        let store = self.store.as_ref()?;
-        let known = store.moves_from(&self.pos).ok()?;
-        let total: u64 = known.iter().map(|m| m.games()).sum();
-        if total < u64::from(self.opts.book_min_games) {
-            return None;
-        }
-        let turn = self.pos.turn();
-        let (m, k) = known
-            .iter()
-            .filter_map(|k| Some((k.mv.parse::<UciMove>().ok()?.to_move(&self.pos).ok()?, k)))
-            .max_by(|a, b| {
-                a.1.confidence_score(turn)
-                    .total_cmp(&b.1.confidence_score(turn))
-            })?;
+        let b = book_move(self.store.as_ref()?, &self.pos, self.opts.book_min_games)?;
         Some((
-            m,
+            b.mv,
             format!(
                 "experience book: {} games, score {:.1}%",
-                k.games(),
-                100.0 * k.score_for(turn)
+                b.stats.games(),
+                100.0 * b.stats.score_for(self.pos.turn())
             ),
         ))
     }
@@ -766,6 +754,7 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::chess::fen::parse_fen;
+    use shakmaty::uci::UciMove;
 
     fn pos(fen: &str) -> Chess {
         parse_fen(fen, false).unwrap()

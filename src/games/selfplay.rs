@@ -18,7 +18,9 @@ use crate::chess::rules::GameResult;
 use crate::chess::rules::rule_result;
 use crate::chess::zobrist::hash_of;
 use crate::eval::Evaluator;
-use crate::experience::store::{GameRecord, Store};
+use crate::experience::book::ranked;
+use crate::experience::records::GameRecord;
+use crate::experience::store::Store;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchParams, Shared, search};
 
@@ -73,36 +75,23 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
 /// for the mover (above 50%), else a random move not tried yet, else the best known move.
 fn choose_explore(pos: &Chess, store: Option<&Store>, rng: &mut StdRng) -> Move {
     let legal = pos.legal_moves();
-    let turn = pos.turn();
-    let mut known: Vec<(Move, f64, f64)> = Vec::new();
-    if let Some(s) = store
-        && let Ok(rows) = s.moves_from(pos)
+    let known = store.and_then(|s| ranked(s, pos).ok()).unwrap_or_default();
+    if let Some(best) = known.first()
+        && best.stats.score_for(pos.turn()) > 0.5
     {
-        for k in rows {
-            if let Some(m) =
-                k.mv.parse::<shakmaty::uci::UciMove>()
-                    .ok()
-                    .and_then(|u| u.to_move(pos).ok())
-            {
-                known.push((m, k.confidence_score(turn), k.score_for(turn)));
-            }
-        }
-    }
-    let best = known.iter().max_by(|a, b| a.1.total_cmp(&b.1)).copied();
-    if let Some((m, _, score)) = best
-        && score > 0.5
-    {
-        return m;
+        return best.mv;
     }
     let untried: Vec<Move> = legal
         .iter()
         .copied()
-        .filter(|m| !known.iter().any(|k| k.0 == *m))
+        .filter(|m| !known.iter().any(|k| k.mv == *m))
         .collect();
     if !untried.is_empty() {
         return untried[rng.random_range(0..untried.len())];
     }
-    best.map_or_else(|| legal[rng.random_range(0..legal.len())], |b| b.0)
+    known
+        .first()
+        .map_or_else(|| legal[rng.random_range(0..legal.len())], |b| b.mv)
 }
 
 /// Plays one game from `start`. Returns the record (result by the rules, or a draw at
@@ -226,7 +215,8 @@ pub fn run(
                         Some(s) => match s.learn_game(game.clone()) {
                             Ok(l) => l != crate::experience::store::Learned::AlreadyKnown,
                             Err(e) => {
-                                *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                                *error.lock().unwrap_or_else(|p| p.into_inner()) =
+                                    Some(e.to_string());
                                 false
                             }
                         },

@@ -727,48 +727,6 @@ mod tests {
 }
 
 #[cfg(test)]
-mod speed {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-    #[test]
-    #[ignore]
-    fn kernel_speed() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let (inputs, outputs) = (600, 400);
-        let w: Vec<f32> = (0..inputs * outputs)
-            .map(|_| rng.random_range(-1.0..1.0))
-            .collect();
-        let b: Vec<f32> = (0..outputs).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let d = Dense::from_torch(inputs, outputs, &w, &b);
-        let xs: Vec<Vec<f32>> = (0..64)
-            .map(|_| {
-                (0..inputs)
-                    .map(|_| rng.random_range(-1.0f32..1.0).max(0.0))
-                    .collect()
-            })
-            .collect();
-        let mut out = AVec::zeros(d.padded);
-        let mut idx = vec![0u16; inputs];
-        let mut vals = vec![0f32; inputs];
-        for (label, set) in [("same input", &xs[..1]), ("64 inputs", &xs[..])] {
-            let t = crate::nn::accuracy::thread_seconds();
-            let mut n = 0;
-            while crate::nn::accuracy::thread_seconds() - t < 0.5 {
-                for _ in 0..1000 / set.len() {
-                    for x in set {
-                        let k = nonzero(x, &mut idx, &mut vals);
-                        d.forward(&idx[..k], &vals[..k], &mut out, *SIMD);
-                        n += 1;
-                    }
-                }
-            }
-            let dt = crate::nn::accuracy::thread_seconds() - t;
-            eprintln!("{label}: {:.2} us per 600x400 layer", dt / n as f64 * 1e6);
-        }
-    }
-}
-
-#[cfg(test)]
 mod nonzero_tests {
     use super::*;
     use rand::{Rng, SeedableRng};

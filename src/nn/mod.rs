@@ -1,5 +1,6 @@
-//! Native (no libtorch) inference of the neural evaluators DeepChess and Deep Pink, their input
-//! features, the incremental first layer, and the training data sets.
+//! Neural nets as maths (no evaluator traits, no search): native (no libtorch) inference of
+//! DeepChess and Deep Pink, their input features, the incremental first layer, SIMD layers, net
+//! files and random nets.
 //!
 //! # Net files
 //! safetensors, f32 little-endian, PyTorch `nn.Linear` layout (weight `[out, in]`, bias `[out]`).
@@ -25,30 +26,14 @@
 //!   queen-side.
 //! - deeppink768: from the side to move's view: with Black to move, ranks are mirrored
 //!   (`square ^ 56`) and colours swapped; index = (0 mover, 1 opponent)*384 + piece*64 + square.
-//!
-//! # Data set files (`deepred dataset`, little-endian)
-//! 16-byte header: `b"DRDSET01"`, kind u8 (1 deepchess, 2 deeppink), 3 zero bytes, record count
-//! u32. A board block is 66 bytes: 64 squares a1..h8 (0 empty, 1-6 white P N B R Q K, 7-12 black
-//! p n b r q k), side to move (0 white, 1 black), castling bits (1 WK, 2 WQ, 4 BK, 8 BQ).
-//! - DeepChess record, 72 bytes: board, result u8 (1 White won, 2 Black won), split u8 (0 train,
-//!   1 validation), game index u32.
-//! - Deep Pink record, 204 bytes: p, q, r boards (q = after the move played, r = after a random
-//!   other legal move), split u8, 0 u8, game index u32.
 
-pub mod accuracy;
 pub mod cache;
-pub mod data;
 pub mod deepchess;
 pub mod deeppink;
 pub mod features;
 pub mod layers;
 pub mod net;
-pub mod plot;
 pub mod random;
-#[cfg(feature = "torch")]
-pub mod torchscript;
-#[cfg(feature = "torch")]
-pub mod train;
 
 pub use deepchess::DeepChess;
 pub use deeppink::DeepPink;

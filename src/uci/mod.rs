@@ -1,7 +1,6 @@
 //! The UCI front end: reads commands on the calling thread, searches on another, and answers
 //! `isready`, `stop` and `ponderhit` at once while a search runs.
 
-pub mod client;
 pub mod out;
 
 use std::io::BufRead;
@@ -20,6 +19,7 @@ use crate::chess::fen::{fen_of, parse_fen};
 use crate::chess::notation::uci_move;
 use crate::chess::zobrist::hash_of;
 use crate::eval::{self, Evaluator};
+use crate::experience::book::book_move;
 use crate::experience::live::Tracked;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Limits, SearchParams, Shared};
@@ -329,7 +329,7 @@ impl Engine {
                 return true;
             }
             "eval" => {
-                send_multiline(&crate::eval_report(
+                send_multiline(&crate::eval::report::eval_report(
                     &self.game.pos,
                     &self.options.eval_context(),
                 ));
@@ -650,32 +650,16 @@ impl Engine {
         if t.learned {
             return;
         }
-        let mut moves = t.moves.clone();
-        if with_our_move
-            && let Some((key, m)) = *self.last_best.lock().unwrap_or_else(|e| e.into_inner())
-        {
-            let mut pos = t.start.clone();
-            for &mv in &moves {
-                pos.play_unchecked(mv);
-            }
-            if hash_of(&pos) == key && pos.is_legal(m) {
-                moves.push(m);
-            }
-        }
-        let Some(result) = crate::chess::rules::rule_result(&t.start, &moves) else {
+        let our_move = if with_our_move {
+            *self.last_best.lock().unwrap_or_else(|e| e.into_inner())
+        } else {
+            None
+        };
+        let Some(record) = t.ended(our_move) else {
             return;
         };
         t.learned = true;
-        let record = crate::experience::store::GameRecord {
-            source: "uci".to_string(),
-            white: "?".to_string(),
-            black: "?".to_string(),
-            date: String::new(),
-            result,
-            start: t.start.clone(),
-            moves,
-        };
-        let plies = record.moves.len();
+        let (plies, result) = (record.moves.len(), record.result);
         match crate::experience::store::Store::open(&self.options.experience_file)
             .and_then(|mut s| s.learn_game(record.clone()))
         {
@@ -709,30 +693,17 @@ impl Engine {
         let store =
             crate::experience::store::Store::open_read_only(&self.options.experience_file).ok()?;
         let pos = &self.game.pos;
-        let known = store.moves_from(pos).ok()?;
-        let total: u64 = known.iter().map(|m| m.games()).sum();
-        if total < u64::from(self.options.experience_min_games) {
-            return None;
-        }
+        let b = book_move(&store, pos, self.options.experience_min_games)?;
         let turn = pos.turn();
-        let best = known
-            .iter()
-            .filter_map(|k| {
-                let m = k.mv.parse::<UciMove>().ok()?.to_move(pos).ok()?;
-                Some((m, k))
-            })
-            .max_by(|a, b| {
-                a.1.confidence_score(turn)
-                    .total_cmp(&b.1.confidence_score(turn))
-            })?;
         let note = format!(
-            "experience book: {} ({} games, score {:.1}%, confidence {:.1}%; {total} games in this position)",
-            uci_move(best.0, self.options.chess960),
-            best.1.games(),
-            100.0 * best.1.score_for(turn),
-            100.0 * best.1.confidence_score(turn)
+            "experience book: {} ({} games, score {:.1}%, confidence {:.1}%; {} games in this position)",
+            uci_move(b.mv, self.options.chess960),
+            b.stats.games(),
+            100.0 * b.stats.score_for(turn),
+            100.0 * b.stats.confidence_score(turn),
+            b.position_games
         );
-        Some((best.0, note))
+        Some((b.mv, note))
     }
 
     fn go(&mut self, limits: Limits) {

@@ -1,5 +1,5 @@
 //! Training data sets (`deepred dataset`): positions drawn from PGN games and written in the
-//! binary format of the module documentation of [`crate::nn`].
+//! binary format below.
 //!
 //! - DeepChess: up to 10 random positions per decisive game, never from the first 5 moves
 //!   (plies < 10) and never right after a capture; drawn games are skipped.
@@ -10,6 +10,15 @@
 //! Games are split into train and validation by game (a hash of the seed and the game's index
 //! over all input files), and each game draws from its own random generator seeded the same
 //! way, so the output does not depend on thread scheduling.
+//!
+//! # Data set files (`deepred dataset`, little-endian)
+//! 16-byte header: `b"DRDSET01"`, kind u8 (1 deepchess, 2 deeppink), 3 zero bytes, record count
+//! u32. A board block is 66 bytes: 64 squares a1..h8 (0 empty, 1-6 white P N B R Q K, 7-12 black
+//! p n b r q k), side to move (0 white, 1 black), castling bits (1 WK, 2 WQ, 4 BK, 8 BQ).
+//! - DeepChess record, 72 bytes: board, result u8 (1 White won, 2 Black won), split u8 (0 train,
+//!   1 validation), game index u32.
+//! - Deep Pink record, 204 bytes: p, q, r boards (q = after the move played, r = after a random
+//!   other legal move), split u8, 0 u8, game index u32.
 
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -20,10 +29,10 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use rayon::prelude::*;
 use shakmaty::{CastlingSide, Chess, Color, Move, Position, Role, Square};
 
-use super::features::{self, Features};
-use super::net::Kind;
 use crate::chess::pgn::{PgnGame, read_games};
 use crate::chess::rules::GameResult;
+use crate::nn::features::{self, Features};
+use crate::nn::net::Kind;
 
 pub const MAGIC: &[u8; 8] = b"DRDSET01";
 pub const HEADER_LEN: usize = 16;

@@ -19,11 +19,11 @@ use rayon::prelude::*;
 use shakmaty::Chess;
 
 use super::data::{deepchess_positions, deeppink_triplets, game_rng, is_validation};
-use super::features;
-use super::net::{Kind, NetFile};
-use super::{DeepChess, DeepPink};
 use crate::chess::pgn::{PgnGame, read_games};
 use crate::chess::rules::GameResult;
+use crate::nn::features;
+use crate::nn::net::{Kind, NetFile};
+use crate::nn::{DeepChess, DeepPink};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {

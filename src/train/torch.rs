@@ -27,8 +27,8 @@ use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Device, Kind as TKind, Tensor};
 
 use super::data::{self, BOARD_LEN};
-use super::net::Kind;
 use super::plot::{Series, write_png};
+use crate::nn::net::Kind;
 
 /// What `deepred train` was asked to do.
 #[derive(Clone, Debug)]
@@ -95,7 +95,7 @@ fn adamw(vs: &nn::VarStore, lr: f64, wd: f64) -> Result<nn::Optimizer, String> {
 fn feature_rows(
     boards: &[data::Board],
     width: usize,
-    f: impl Fn(&data::Board) -> super::features::Features,
+    f: impl Fn(&data::Board) -> crate::nn::features::Features,
 ) -> Tensor {
     let mut dense = vec![0u8; boards.len() * width];
     for (i, b) in boards.iter().enumerate() {
@@ -310,11 +310,11 @@ fn export(
             tensors.push((name, shape, v));
         }
     }
-    let mut meta = super::random::metadata(kind, layout);
+    let mut meta = crate::nn::random::metadata(kind, layout);
     for (k, v) in extra {
         meta.insert((*k).to_string(), v.clone());
     }
-    let bytes = super::random::serialize(&tensors, meta)?;
+    let bytes = crate::nn::random::serialize(&tensors, meta)?;
     if let Some(dir) = out.parent()
         && !dir.as_os_str().is_empty()
     {
@@ -392,7 +392,7 @@ impl DeepChessNet {
     }
 
     pub fn layout() -> Vec<(String, usize, usize)> {
-        super::random::layout(Kind::DeepChess)
+        crate::nn::random::layout(Kind::DeepChess)
     }
 }
 
@@ -485,7 +485,7 @@ fn train_deepchess(
     let n = boards.len() as i64;
     let x = if o.mirror {
         let mirrored = feature_rows(&boards, 773, |b| {
-            super::features::deepchess_mirror(&data::deepchess_features(b))
+            crate::nn::features::deepchess_mirror(&data::deepchess_features(b))
         });
         Tensor::cat(
             &[
@@ -925,7 +925,7 @@ enum TchNet {
 
 fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, String> {
     // Checks the file the way the engine does, with the right message on a bad file.
-    super::net::NetFile::load(net_file, Some(kind))?;
+    crate::nn::net::NetFile::load(net_file, Some(kind))?;
     let tensors = Tensor::read_safetensors(net_file).map_err(terr)?;
     let names: HashMap<String, Tensor> = tensors.into_iter().collect();
     let mut vs = nn::VarStore::new(Device::Cpu);
@@ -949,9 +949,9 @@ fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, String> {
 }
 
 /// Writes the net of `net_file` as a TorchScript module (traced with tch) with the signature
-/// that `EvalFile` accepts (see [`super::torchscript`]).
+/// that `EvalFile` accepts (see [`crate::eval::torchscript`]).
 pub fn export_torchscript(net_file: &Path, out: &Path) -> Result<String, String> {
-    let kind = super::net::NetFile::load(net_file, None)?.kind;
+    let kind = crate::nn::net::NetFile::load(net_file, None)?.kind;
     let module = match load_tch(net_file, kind)? {
         TchNet::Chess(mut vs, net) => {
             // Traced weights are constants: they must not require gradients.

@@ -18,8 +18,8 @@ use std::sync::Mutex;
 use shakmaty::{Chess, Position};
 use tch::{CModule, Device, Kind, Tensor};
 
-use super::features;
-use crate::eval::{ComparatorEvaluator, ScalarEvaluator};
+use super::{ComparatorEvaluator, ScalarEvaluator};
+use crate::nn::features;
 
 /// Whether `path` is a TorchScript archive (a zip file) rather than a safetensors file.
 pub fn is_torchscript(path: &Path) -> bool {

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess};
 
-use crate::uci::client::EngineProcess;
+use crate::games::client::EngineProcess;
 
 #[derive(Debug, Clone)]
 pub struct EpdPosition {

@@ -1,0 +1,501 @@
+//! The command line: clap definitions of every subcommand and its arguments.
+
+use clap::{Parser, Subcommand};
+use deepred::experience::store::DEFAULT_FILE;
+use deepred::search::bench;
+
+#[derive(Parser)]
+#[command(
+    name = "deepred",
+    version,
+    about = "Deep Red: a UCI chess engine that learns from experience"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Speak UCI on stdin/stdout (the default).
+    Uci,
+    /// Fixed-depth search of the bench positions; last line `<N> nodes <M> nps` (OpenBench).
+    Bench(BenchArgs),
+    /// Count the leaf nodes of the legal move tree.
+    Perft(PerftArgs),
+    /// Every evaluator's view of a position.
+    Eval(EvalArgs),
+    /// Training positions from PGN games for DeepChess or Deep Pink (binary DRDSET01 file).
+    Dataset(DatasetArgs),
+    /// Train DeepChess or Deep Pink on a `deepred dataset` file with libtorch (needs a build
+    /// with `--features torch`; see scripts/train-nets.sh).
+    Train(Box<TrainArgs>),
+    /// Neural net tools.
+    #[command(subcommand)]
+    Nn(NnCmd),
+    /// Learn PGN games into the experience store.
+    Import(ImportArgs),
+    /// Deep Red against itself from book openings; finished games are learned.
+    Selfplay(SelfplayArgs),
+    /// Deep Red (or --engine) against another UCI engine: clocks or node limits, an opening book
+    /// played with colours alternated, adjudication, PGN, Elo with error bars, optional learning.
+    Match(Box<MatchArgs>),
+    /// Play in the terminal: a human against Deep Red, or two humans; finished games are learned.
+    Play(PlayArgs),
+    /// Look into the experience store.
+    #[command(subcommand)]
+    Experience(ExperienceCmd),
+    /// Run an EPD suite (STS points in c8/c9, or bm) on Deep Red or another UCI engine.
+    Sts(StsArgs),
+}
+
+#[derive(clap::Args)]
+pub struct MatchArgs {
+    /// Shell command of the opponent engine, e.g. "stockfish" or "/path/to/engine --uci".
+    #[arg(long)]
+    pub opponent: String,
+    /// Shell command of the first engine (default: this Deep Red).
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// Games to play (openings are played in pairs, colours swapped).
+    #[arg(long, default_value_t = 2)]
+    pub games: usize,
+    /// Time control, SECONDS+INCREMENT (the default when no other limit is given: 10+0.1).
+    #[arg(long)]
+    pub tc: Option<String>,
+    /// Nodes per move instead of a clock.
+    #[arg(long, conflicts_with_all = ["tc", "depth", "movetime"])]
+    pub nodes: Option<u64>,
+    /// Depth per move instead of a clock.
+    #[arg(long, conflicts_with_all = ["tc", "movetime"])]
+    pub depth: Option<u32>,
+    /// Milliseconds per move instead of a clock.
+    #[arg(long, conflicts_with = "tc")]
+    pub movetime: Option<u64>,
+    /// The opponent's own limit instead: nodes per move (e.g. a fixed-node Stockfish against
+    /// Deep Red on a clock).
+    #[arg(long)]
+    pub opponent_nodes: Option<u64>,
+    /// The opponent's own limit instead: a time control SECONDS+INCREMENT.
+    #[arg(long, conflicts_with = "opponent_nodes")]
+    pub opponent_tc: Option<String>,
+    /// EPD/FEN openings, e.g. ../shared/data/books/noob_3moves.epd (shuffled by --seed).
+    #[arg(long)]
+    pub book: Option<std::path::PathBuf>,
+    /// Games played at once (each has its own pair of engine processes).
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Append every finished game to this PGN file.
+    #[arg(long)]
+    pub pgn: Option<std::path::PathBuf>,
+    /// Learn the games decided on the board into the experience store (--db).
+    #[arg(long)]
+    pub learn: bool,
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+    /// Option of the first engine, NAME=VALUE (repeatable).
+    #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+    pub engine_options: Vec<String>,
+    /// Option of the opponent, NAME=VALUE (repeatable).
+    #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
+    pub opponent_options: Vec<String>,
+    /// Draw adjudication: from this move number, after --draw-plies scores within --draw-cp (0: off).
+    #[arg(long, default_value_t = 40)]
+    pub draw_move: u32,
+    #[arg(long, default_value_t = 8)]
+    pub draw_plies: usize,
+    #[arg(long, default_value_t = 10)]
+    pub draw_cp: i32,
+    /// Resign adjudication: after this many plies of scores all beyond --resign-cp for one side (0: off).
+    #[arg(long, default_value_t = 6)]
+    pub resign_plies: usize,
+    #[arg(long, default_value_t = 1000)]
+    pub resign_cp: i32,
+    /// A game this long is drawn.
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: usize,
+    /// Milliseconds an engine may overstep its clock before it loses on time.
+    #[arg(long, default_value_t = 100)]
+    pub time_margin: u64,
+    /// Longest wait for a move under --nodes, --depth or --movetime, in milliseconds.
+    #[arg(long, default_value_t = 60_000)]
+    pub move_timeout: u64,
+    /// Openings and moves are Chess960 (sets UCI_Chess960 on both engines).
+    #[arg(long)]
+    pub chess960: bool,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// PGN Event tag.
+    #[arg(long, default_value = "Deep Red match")]
+    pub event: String,
+    /// Only the summary (no line per game).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum HumanSide {
+    White,
+    Black,
+    Both,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum NetKind {
+    Deepchess,
+    Deeppink,
+}
+
+impl NetKind {
+    pub fn kind(self) -> deepred::nn::net::Kind {
+        match self {
+            NetKind::Deepchess => deepred::nn::net::Kind::DeepChess,
+            NetKind::Deeppink => deepred::nn::net::Kind::DeepPink,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SplitArg {
+    All,
+    Train,
+    Validation,
+}
+
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    #[arg(value_enum)]
+    pub kind: NetKind,
+    /// Data set file of `deepred dataset` (its split byte gives train and validation).
+    #[arg(long)]
+    pub data: std::path::PathBuf,
+    /// The net file to write (rewritten after every epoch).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// Where the CSV log, the PNG plot and the checkpoints go.
+    #[arg(long, default_value = "data/runs")]
+    pub run_dir: std::path::PathBuf,
+    /// Epochs of the main training (the siamese network for DeepChess).
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    /// DeepChess: autoencoder epochs per Pos2Vec layer.
+    #[arg(long, default_value_t = 3)]
+    pub ae_epochs: usize,
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Learning rate (Adam).
+    #[arg(long, default_value_t = 0.001)]
+    pub lr: f64,
+    /// Factor applied to the learning rate after every epoch.
+    #[arg(long, default_value_t = 0.95)]
+    pub lr_decay: f64,
+    /// DeepChess: pairs per epoch (0 = the number of positions of the smaller side).
+    #[arg(long, default_value_t = 0)]
+    pub pairs: usize,
+    /// Deep Pink: weight of the f(p) = -f(q) terms.
+    #[arg(long, default_value_t = 1.0)]
+    pub kappa: f64,
+    /// Deep Pink: hidden layer sizes.
+    #[arg(long, value_delimiter = ',', default_value = "512,256")]
+    pub hidden: Vec<usize>,
+    /// AdamW weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    pub weight_decay: f64,
+    /// DeepChess: dropout after the comparator's hidden layers while training.
+    #[arg(long, default_value_t = 0.0)]
+    pub dropout: f64,
+    /// DeepChess: also train on the colour-mirrored positions (doubles the data).
+    #[arg(long)]
+    pub mirror: bool,
+    /// cpu, cuda, or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Threads of libtorch on the CPU (0: its default).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Continue from the checkpoint in --run-dir.
+    #[arg(long)]
+    pub resume: bool,
+    /// Free text stored as the net's `games` metadata.
+    #[arg(long, default_value = "")]
+    pub games_note: String,
+    /// No progress bars or per-epoch lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Search depth.
+    #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: u32,
+    /// Evaluator to bench.
+    #[arg(long, default_value = "pst")]
+    pub evaluator: String,
+    /// Search threads (node counts are deterministic only with 1).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Net file of a neural evaluator (default: nets/<evaluator>.safetensors).
+    #[arg(long)]
+    pub eval_file: Option<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct PerftArgs {
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=12))]
+    pub depth: u32,
+    /// Position (default: the start position).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Print the count below each root move.
+    #[arg(long)]
+    pub divide: bool,
+    /// Read the FEN's castling rights as Chess960.
+    #[arg(long)]
+    pub chess960: bool,
+}
+
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Experience store to consult.
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+    /// A net file (deepchess or deeppink) to show instead of nets/<kind>.safetensors.
+    #[arg(long)]
+    pub eval_file: Option<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct DatasetArgs {
+    #[arg(value_enum)]
+    pub kind: NetKind,
+    /// PGN files.
+    #[arg(long, required = true, num_args = 1..)]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// Output file.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Share of the games put in the validation split.
+    #[arg(long, default_value_t = 0.1)]
+    pub val_fraction: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Deep Pink triplets per game at most.
+    #[arg(long, default_value_t = 20)]
+    pub per_game: usize,
+}
+
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    /// PGN files.
+    #[arg(required = true)]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// Experience store (SQLite file).
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+    /// Games per transaction (each transaction holds whole games only).
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub batch: u64,
+}
+
+#[derive(clap::Args)]
+pub struct SelfplayArgs {
+    #[arg(long, default_value_t = 10)]
+    pub games: usize,
+    /// Nodes per move (the default limit when no other is given: 20000).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Vary each move's node limit at random by up to this many percent (game variety).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=90))]
+    pub nodes_jitter: u32,
+    /// Depth per move.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Milliseconds per move.
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// EPD file of openings (e.g. ../shared/data/books/noob_3moves.epd); default: start position.
+    #[arg(long)]
+    pub book: Option<std::path::PathBuf>,
+    /// Pure exploration: best known move from the store, else a random legal move.
+    #[arg(long)]
+    pub explore: bool,
+    #[arg(long, default_value = "pst")]
+    pub evaluator: String,
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+    /// Do not learn the games.
+    #[arg(long)]
+    pub no_learn: bool,
+    /// Write the games to this PGN file.
+    #[arg(long)]
+    pub pgn: Option<std::path::PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: usize,
+}
+
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    /// Who is at the keyboard: white, black (Deep Red plays the other colour) or both (two humans).
+    #[arg(long, value_enum, default_value_t = HumanSide::White)]
+    pub human: HumanSide,
+    /// Engine milliseconds per move (the default limit when no other is given: 1000).
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Engine depth per move.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: Option<u32>,
+    /// Engine nodes per move.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes: Option<u64>,
+    /// Start position (default: the standard start).
+    #[arg(long)]
+    pub fen: Option<String>,
+    #[arg(long, default_value = "pst")]
+    pub evaluator: String,
+    /// Experience store the finished game is learned into.
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+    /// Do not learn the game.
+    #[arg(long)]
+    pub no_learn: bool,
+    /// Append the finished game to this PGN file.
+    #[arg(long)]
+    pub pgn: Option<std::path::PathBuf>,
+    /// Turn the board around (default: your colour at the bottom).
+    #[arg(long)]
+    pub flip: bool,
+    /// Deep Red plays the best known move of the store in positions with at least 10 games.
+    #[arg(long)]
+    pub book: bool,
+}
+
+#[derive(clap::Args)]
+pub struct StsArgs {
+    /// The EPD file, e.g. ../shared/data/sts/STS1-STS15_LAN_v3.epd
+    pub epd: String,
+    /// Shell command of another UCI engine (default: this Deep Red).
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// Thinking time per position.
+    #[arg(long, default_value_t = 100)]
+    pub movetime: u64,
+    /// Threads option of the engine.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Hash option of the engine (MB).
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Engines run side by side (positions in parallel).
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Only the first N positions.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Extra engine option, NAME=VALUE (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+}
+
+#[derive(Subcommand)]
+pub enum NnCmd {
+    /// DeepChess pair accuracy or Deep Pink triplet accuracy on PGN games, and speed.
+    Accuracy(AccuracyArgs),
+    /// Write a net as a TorchScript module that EvalFile accepts (needs --features torch).
+    ExportTorchscript(ExportTorchscriptArgs),
+    /// Write a randomly initialised net (for trying the engine before trained nets exist).
+    RandomNet(RandomNetArgs),
+    /// Time one dense layer of the nets with each kernel (AVX2 and portable), in microseconds.
+    KernelBench(KernelBenchArgs),
+}
+
+#[derive(Subcommand)]
+pub enum ExperienceCmd {
+    /// Games, rows per table, distinct positions, file size, bytes per row.
+    Stats(StatsArgs),
+    /// Known moves of a position with their counts and scores.
+    Show(ShowArgs),
+}
+
+#[derive(clap::Args)]
+pub struct AccuracyArgs {
+    /// Net file (its kind is read from the file).
+    #[arg(long)]
+    pub net: std::path::PathBuf,
+    #[arg(long, required = true, num_args = 1..)]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// Pairs (DeepChess) or triplets (Deep Pink) scored.
+    #[arg(long, default_value_t = 10_000)]
+    pub samples: usize,
+    /// Seed of the sampling and of the split (as in `deepred dataset`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Which games: all, or the train or validation split of `deepred dataset` with the same
+    /// files, seed and --val-fraction.
+    #[arg(long, value_enum, default_value = "all")]
+    pub split: SplitArg,
+    #[arg(long, default_value_t = 0.1)]
+    pub val_fraction: f64,
+    #[arg(long, default_value_t = 20)]
+    pub per_game: usize,
+    /// Score only the games of files whose path contains this text (e.g. data/generated);
+    /// the split still numbers the games of every --pgn file, as `deepred dataset` did.
+    #[arg(long)]
+    pub only: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct ExportTorchscriptArgs {
+    #[arg(long)]
+    pub net: std::path::PathBuf,
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct RandomNetArgs {
+    #[arg(value_enum)]
+    pub kind: NetKind,
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(clap::Args)]
+pub struct StatsArgs {
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct ShowArgs {
+    /// Position (default: the start position).
+    #[arg(long)]
+    pub fen: Option<String>,
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct KernelBenchArgs {
+    /// Inputs of the layer.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub inputs: u64,
+    /// Outputs of the layer.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub outputs: u64,
+    /// CPU seconds per measurement.
+    #[arg(long, default_value_t = 0.5)]
+    pub seconds: f64,
+}

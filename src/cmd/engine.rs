@@ -1,0 +1,66 @@
+//! The engine itself: `uci` (the default), `bench`, `perft`, `eval`.
+
+use std::process::ExitCode;
+
+use deepred::chess::notation::uci_move;
+use deepred::chess::perft;
+use deepred::eval::{self, report::eval_report};
+use deepred::search::bench;
+use deepred::uci::Engine;
+
+use super::{fail, position_arg};
+use crate::cli::{BenchArgs, EvalArgs, PerftArgs};
+
+/// Speaks UCI on stdin/stdout until `quit` or the end of input.
+pub fn uci() -> ExitCode {
+    let mut engine = Engine::new();
+    engine.run(std::io::stdin().lock());
+    ExitCode::SUCCESS
+}
+
+pub fn bench(a: BenchArgs) -> ExitCode {
+    let ctx = eval::EvalContext {
+        eval_file: a.eval_file,
+        ..Default::default()
+    };
+    let ev = match eval::by_name_with(&a.evaluator, &ctx) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let r = bench::run(a.depth, a.threads, &ev, |l| println!("{l}"));
+    println!("{} nodes {} nps", r.nodes, r.nps());
+    ExitCode::SUCCESS
+}
+
+pub fn perft(a: PerftArgs) -> ExitCode {
+    let pos = match position_arg(a.fen, a.chess960) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let start = std::time::Instant::now();
+    let total = if a.divide {
+        perft::divide(&pos, a.depth, |m, n| {
+            println!("{}: {n}", uci_move(m, a.chess960))
+        })
+    } else {
+        perft::perft(&pos, a.depth)
+    };
+    let ms = start.elapsed().as_millis().max(1) as u64;
+    println!("Nodes searched: {total}");
+    eprintln!("{ms} ms, {} nodes/s", total * 1000 / ms);
+    ExitCode::SUCCESS
+}
+
+pub fn eval(a: EvalArgs) -> ExitCode {
+    let pos = match position_arg(a.fen, false) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let ctx = eval::EvalContext {
+        experience_file: a.db,
+        eval_file: a.eval_file,
+        ..Default::default()
+    };
+    print!("{}", eval_report(&pos, &ctx));
+    ExitCode::SUCCESS
+}

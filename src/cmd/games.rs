@@ -1,0 +1,253 @@
+//! Games: `selfplay`, `match`, `play`.
+
+use std::process::ExitCode;
+
+use deepred::eval;
+
+use super::{fail, parse_options, position_arg};
+use crate::cli::{HumanSide, MatchArgs, PlayArgs, SelfplayArgs};
+
+pub fn selfplay(a: SelfplayArgs) -> ExitCode {
+    let SelfplayArgs {
+        games,
+        nodes,
+        nodes_jitter,
+        depth,
+        movetime,
+        book,
+        explore,
+        evaluator,
+        db,
+        no_learn,
+        pgn,
+        seed,
+        concurrency,
+        max_plies,
+    } = a;
+    use deepred::games::selfplay;
+    let ctx = eval::EvalContext {
+        experience_file: db.clone(),
+        ..Default::default()
+    };
+    let ev = match eval::by_name_with(&evaluator, &ctx) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let openings = match &book {
+        Some(b) => match selfplay::load_openings(b) {
+            Ok(o) => o,
+            Err(e) => return fail(e),
+        },
+        None => Vec::new(),
+    };
+    let nodes = if nodes.is_none() && depth.is_none() && movetime.is_none() {
+        Some(20_000)
+    } else {
+        nodes
+    };
+    let opts = selfplay::SelfplayOptions {
+        games,
+        nodes,
+        nodes_jitter,
+        depth,
+        movetime_ms: movetime,
+        openings,
+        explore,
+        evaluator: ev,
+        seed,
+        max_plies,
+        concurrency,
+        store: (!no_learn).then_some(db),
+    };
+    let bar = indicatif::ProgressBar::new(games as u64);
+    let r = match selfplay::run(&opts, |done| bar.set_position(done as u64)) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    bar.finish_and_clear();
+    if let Some(p) = pgn
+        && let Err(e) = std::fs::write(&p, &r.pgn)
+    {
+        return fail(format!("cannot write '{}': {e}", p.display()));
+    }
+    println!(
+        "{} games: {} won by White, {} by Black, {} drawn; {} plies; {} learned",
+        games, r.white_wins, r.black_wins, r.draws, r.plies, r.learned
+    );
+    ExitCode::SUCCESS
+}
+
+pub fn run_match(args: MatchArgs) -> ExitCode {
+    use deepred::games::matchrun::{
+        Adjudication, EngineSpec, MatchOptions, MoveLimit, TimeControl, game_line, run,
+    };
+    let MatchArgs {
+        opponent,
+        engine,
+        games,
+        tc,
+        nodes,
+        depth,
+        movetime,
+        opponent_nodes,
+        opponent_tc,
+        book,
+        concurrency,
+        pgn,
+        learn,
+        db,
+        engine_options,
+        opponent_options,
+        draw_move,
+        draw_plies,
+        draw_cp,
+        resign_plies,
+        resign_cp,
+        max_plies,
+        time_margin,
+        move_timeout,
+        chess960,
+        seed,
+        event,
+        quiet,
+    } = args;
+
+    let limit = match (tc, nodes, depth, movetime) {
+        (_, Some(n), _, _) => MoveLimit::Nodes(n.max(1)),
+        (_, _, Some(d), _) => MoveLimit::Depth(d.clamp(1, 64)),
+        (_, _, _, Some(ms)) => MoveLimit::MoveTime(ms.max(1)),
+        (tc, _, _, _) => match TimeControl::parse(tc.as_deref().unwrap_or("10+0.1")) {
+            Ok(t) => MoveLimit::Clock(t),
+            Err(e) => return fail(e),
+        },
+    };
+    let opponent_limit = match (opponent_nodes, opponent_tc) {
+        (Some(n), _) => Some(MoveLimit::Nodes(n.max(1))),
+        (_, Some(t)) => match TimeControl::parse(&t) {
+            Ok(t) => Some(MoveLimit::Clock(t)),
+            Err(e) => return fail(e),
+        },
+        _ => None,
+    };
+    let openings = match &book {
+        Some(b) => match deepred::games::selfplay::load_openings_mode(b, chess960) {
+            Ok(o) => o,
+            Err(e) => return fail(e),
+        },
+        None => Vec::new(),
+    };
+    let (engine_options, opponent_options) = match (
+        parse_options(&engine_options),
+        parse_options(&opponent_options),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    if games == 0 {
+        return fail("--games must be at least 1");
+    }
+    let opts = MatchOptions {
+        engine: EngineSpec {
+            cmd: engine,
+            options: engine_options,
+        },
+        opponent: EngineSpec {
+            cmd: Some(opponent),
+            options: opponent_options,
+        },
+        limit,
+        opponent_limit,
+        openings,
+        games,
+        concurrency,
+        seed,
+        pgn,
+        learn: learn.then_some(db),
+        adjudication: Adjudication {
+            draw_move,
+            draw_plies,
+            draw_cp,
+            resign_plies,
+            resign_cp,
+            max_plies: max_plies.max(1),
+        },
+        time_margin_ms: time_margin,
+        move_timeout_ms: move_timeout.max(1),
+        chess960,
+        event,
+    };
+    let bar = if quiet {
+        Some(indicatif::ProgressBar::new(games as u64))
+    } else {
+        None
+    };
+    let result = run(&opts, |r, g| match &bar {
+        Some(b) => b.set_position(r.tally.games() as u64),
+        None => eprintln!("{}", game_line(r, g)),
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    match result {
+        Ok(r) => {
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
+            }
+            print!("{}", r.summary());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+pub fn play(a: PlayArgs) -> ExitCode {
+    let PlayArgs {
+        human,
+        movetime,
+        depth,
+        nodes,
+        fen,
+        evaluator,
+        db,
+        no_learn,
+        pgn,
+        flip,
+        book,
+    } = a;
+    use deepred::games::play;
+    let start = match position_arg(fen, false) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let ctx = eval::EvalContext {
+        experience_file: db.clone(),
+        ..Default::default()
+    };
+    let ev = match eval::by_name_with(&evaluator, &ctx) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let opts = play::PlayOptions {
+        humans: match human {
+            HumanSide::White => play::Humans::White,
+            HumanSide::Black => play::Humans::Black,
+            HumanSide::Both => play::Humans::Both,
+        },
+        movetime_ms: movetime,
+        depth,
+        nodes,
+        start,
+        evaluator: ev,
+        store: (!no_learn).then_some(db),
+        pgn,
+        flip,
+        book,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+    match play::run(&opts, std::io::stdin().lock(), &mut out, &mut err) {
+        Ok(_) => ExitCode::SUCCESS,
+        // Only a closed stdout ends up here.
+        Err(e) => fail(format!("play: {e}")),
+    }
+}

@@ -1,0 +1,36 @@
+//! One function per subcommand, grouped by subject, and the little they share: how a failure is
+//! reported, `--fen` and `NAME=VALUE` arguments.
+
+pub mod engine;
+pub mod experience;
+pub mod games;
+pub mod nets;
+pub mod tools;
+
+use std::process::ExitCode;
+
+use deepred::chess::fen::parse_fen;
+use shakmaty::Chess;
+
+/// Prints `deepred: <msg>` on stderr; the exit code of a failed command.
+pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("deepred: {msg}");
+    ExitCode::FAILURE
+}
+
+/// The position of a `--fen` argument, the start position without one.
+pub fn position_arg(fen: Option<String>, chess960: bool) -> Result<Chess, deepred::chess::Error> {
+    fen.map_or_else(|| Ok(Chess::default()), |f| parse_fen(&f, chess960))
+}
+
+/// `NAME=VALUE` option arguments.
+pub fn parse_options(list: &[String]) -> Result<Vec<(String, String)>, String> {
+    list.iter()
+        .map(|o| match o.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(format!("option '{o}' is not NAME=VALUE")),
+        })
+        .collect()
+}

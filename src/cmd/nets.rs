@@ -1,0 +1,158 @@
+//! The nets: `dataset`, `train` (feature `torch`), `nn accuracy|export-torchscript|random-net|kernel-bench`.
+
+use std::process::ExitCode;
+
+use super::fail;
+use crate::cli::{AccuracyArgs, DatasetArgs, NnCmd, SplitArg, TrainArgs};
+
+pub fn dataset(a: DatasetArgs) -> ExitCode {
+    let DatasetArgs {
+        kind,
+        pgn,
+        out,
+        val_fraction,
+        seed,
+        per_game,
+    } = a;
+    use deepred::train::data;
+    if !(0.0..=1.0).contains(&val_fraction) {
+        return fail(format!("--val-fraction {val_fraction} is not within 0..1"));
+    }
+    let opts = data::DatasetOptions {
+        kind: kind.kind(),
+        val_fraction,
+        seed,
+        per_game,
+    };
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games {per_sec} eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let r = data::build(&pgn, &out, &opts, &bar);
+    bar.finish_and_clear();
+    match r {
+        Ok(s) => {
+            print!("{}", s.report(kind.kind(), &out));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+#[cfg(feature = "torch")]
+pub fn train(a: TrainArgs) -> ExitCode {
+    use deepred::train;
+    let device = match a.device.as_str() {
+        "cpu" => tch::Device::Cpu,
+        "cuda" => tch::Device::Cuda(0),
+        d => match d.strip_prefix("cuda:").and_then(|n| n.parse().ok()) {
+            Some(n) => tch::Device::Cuda(n),
+            None => return fail(format!("--device '{d}' is not cpu, cuda or cuda:N")),
+        },
+    };
+    if matches!(device, tch::Device::Cuda(_)) && !tch::Cuda::is_available() {
+        return fail("--device cuda: no CUDA device is available to libtorch");
+    }
+    let kind = a.kind.kind();
+    let o = train::TrainOptions {
+        kind,
+        out: a
+            .out
+            .unwrap_or_else(|| format!("nets/{}.safetensors", kind.name()).into()),
+        data: a.data,
+        run_dir: a.run_dir,
+        epochs: a.epochs,
+        ae_epochs: a.ae_epochs,
+        batch: a.batch,
+        lr: a.lr,
+        lr_decay: a.lr_decay,
+        pairs: a.pairs,
+        kappa: a.kappa,
+        hidden: a.hidden,
+        weight_decay: a.weight_decay,
+        dropout: a.dropout,
+        mirror: a.mirror,
+        device,
+        threads: a.threads,
+        seed: a.seed,
+        resume: a.resume,
+        games_note: a.games_note,
+        quiet: a.quiet,
+    };
+    match train::train(&o) {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+#[cfg(feature = "torch")]
+fn export_torchscript(net: &std::path::Path, out: &std::path::Path) -> ExitCode {
+    match deepred::train::export_torchscript(net, out) {
+        Ok(m) => {
+            println!("{m}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+#[cfg(not(feature = "torch"))]
+fn export_torchscript(_: &std::path::Path, _: &std::path::Path) -> ExitCode {
+    fail("this deepred was built without the `torch` feature; TorchScript needs libtorch")
+}
+
+#[cfg(not(feature = "torch"))]
+pub fn train(_: TrainArgs) -> ExitCode {
+    fail(
+        "this deepred was built without the `torch` feature; training needs libtorch: \
+         scripts/torch-venv.sh, eval \"$(scripts/torch-env.sh)\", \
+         cargo build --release --features torch",
+    )
+}
+
+pub fn nn(what: NnCmd) -> ExitCode {
+    match what {
+        NnCmd::Accuracy(a) => accuracy(a),
+        NnCmd::ExportTorchscript(a) => export_torchscript(&a.net, &a.out),
+        NnCmd::RandomNet(a) => match deepred::nn::random::write(&a.out, a.kind.kind(), a.seed) {
+            Ok(()) => {
+                println!(
+                    "wrote a random {} net to '{}'",
+                    a.kind.kind().name(),
+                    a.out.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
+        NnCmd::KernelBench(a) => super::tools::kernel_bench(a),
+    }
+}
+
+fn accuracy(a: AccuracyArgs) -> ExitCode {
+    use deepred::train::accuracy;
+    let o = accuracy::AccuracyOptions {
+        net: a.net,
+        pgns: a.pgn,
+        samples: a.samples.max(1),
+        seed: a.seed,
+        split: match a.split {
+            SplitArg::All => accuracy::Split::All,
+            SplitArg::Train => accuracy::Split::Train,
+            SplitArg::Validation => accuracy::Split::Validation,
+        },
+        val_fraction: a.val_fraction,
+        per_game: a.per_game,
+        only: a.only,
+    };
+    match accuracy::run(&o) {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}

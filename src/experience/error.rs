@@ -1,0 +1,100 @@
+//! What can go wrong with the experience store, its codecs and imports. Every message names the
+//! file; store errors say whether anything was lost (never: writes are whole transactions).
+
+use std::path::{Path, PathBuf};
+
+use shakmaty::Square;
+
+use super::store::SCHEMA_VERSION;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "experience store '{}' is not a Deep Red experience database or is corrupt ({detail})",
+        path.display()
+    )]
+    NotADatabase { path: PathBuf, detail: String },
+    #[error("experience store '{}' is read-only ({detail})", path.display())]
+    ReadOnly { path: PathBuf, detail: String },
+    #[error(
+        "experience store '{}': the disk is full; nothing of the current game was written ({detail})",
+        path.display()
+    )]
+    DiskFull { path: PathBuf, detail: String },
+    #[error(
+        "experience store '{}': a write failed (disk full, file size limit or I/O error); nothing of the current game was written ({detail})",
+        path.display()
+    )]
+    WriteFailed { path: PathBuf, detail: String },
+    /// Any other error of the database engine.
+    #[error("experience store '{}': {detail}", path.display())]
+    Database { path: PathBuf, detail: String },
+    #[error("experience store '{}' does not exist", path.display())]
+    Missing { path: PathBuf },
+    #[error(
+        "'{}' is an SQLite database of another application (no 'meta' table); refusing to use it",
+        path.display()
+    )]
+    ForeignDatabase { path: PathBuf },
+    #[error("'{}' belongs to another application ({application:?}); refusing to use it", path.display())]
+    OtherApplication {
+        path: PathBuf,
+        application: Option<String>,
+    },
+    #[error("'{}' has no valid schema version", path.display())]
+    NoSchemaVersion { path: PathBuf },
+    #[error(
+        "'{}' has schema version {version}, newer than this Deep Red ({SCHEMA_VERSION}); update Deep Red",
+        path.display()
+    )]
+    Newer { path: PathBuf, version: i64 },
+    #[error("experience store '{}': corrupt key: {source}", path.display())]
+    CorruptKey {
+        path: PathBuf,
+        #[source]
+        source: Box<Error>,
+    },
+    /// The import's writer thread died.
+    #[error("the store writer thread panicked")]
+    WriterPanicked,
+
+    // The codecs.
+    #[error("a key has at least 8 bytes, this one {len}")]
+    KeyTooShort { len: usize },
+    #[error("key of {len} bytes does not match its {occupied} occupied squares")]
+    KeyLength { len: usize, occupied: usize },
+    #[error("en passant pawn on {square}, not on rank 4 or 5")]
+    KeyEnPassant { square: Square },
+    #[error("key decodes to an illegal position: {reason}")]
+    KeyIllegal { reason: String },
+    #[error("a board string has 64 characters, not {len}")]
+    BoardStringLength { len: usize },
+    #[error("invalid character '{ch}' at index {index} of a board string")]
+    BoardStringChar { ch: char, index: usize },
+}
+
+impl Error {
+    /// The store error of an SQLite error, classified by what the user can do about it.
+    pub(crate) fn sqlite(path: &Path, e: rusqlite::Error) -> Error {
+        let detail = e.to_string();
+        let path = path.to_path_buf();
+        if detail.contains("not a database") || detail.contains("malformed") {
+            Error::NotADatabase { path, detail }
+        } else if detail.contains("readonly") || detail.contains("read-only") {
+            Error::ReadOnly { path, detail }
+        } else if detail.contains("disk is full") || detail.contains("database or disk is full") {
+            Error::DiskFull { path, detail }
+        } else if detail.contains("disk I/O error") {
+            Error::WriteFailed { path, detail }
+        } else {
+            Error::Database { path, detail }
+        }
+    }
+}
+
+// TRANSITION: until every layer has its own error type.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}

@@ -1,0 +1,11 @@
+//! Learning the nets: training data sets from games, training with libtorch (feature `torch`:
+//! DeepChess and Deep Pink, TorchScript export), held-out accuracy, and the training plots.
+
+pub mod accuracy;
+pub mod data;
+pub mod plot;
+#[cfg(feature = "torch")]
+mod torch;
+
+#[cfg(feature = "torch")]
+pub use torch::*;
