@@ -48,7 +48,8 @@ fn loader_refuses_bad_files_with_clear_messages() {
             Kind::DeepChess => DeepChess::load(path).map(|_| ()),
             Kind::DeepPink => DeepPink::load(path).map(|_| ()),
         }
-        .expect_err("must be refused");
+        .expect_err("must be refused")
+        .to_string();
         assert!(
             err.contains(&path.display().to_string()),
             "names the file: {err}"
@@ -169,7 +170,9 @@ fn evaluator_selection_fails_cleanly_without_a_net() {
         ..Default::default()
     };
     for name in ["deepchess", "deeppink"] {
-        let err = deepred::eval::by_name_with(name, &ctx).unwrap_err();
+        let err = deepred::eval::by_name_with(name, &ctx)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("absent.safetensors"), "{err}");
     }
 }

@@ -23,10 +23,3 @@ pub enum Error {
     #[error("illegal position '{fen}': {reason}")]
     IllegalPosition { fen: String, reason: String },
 }
-
-// TRANSITION: until every layer has its own error type.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}

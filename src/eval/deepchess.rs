@@ -21,7 +21,7 @@ pub struct DeepChessEval {
 }
 
 impl DeepChessEval {
-    pub fn load(path: &Path) -> Result<Self, String> {
+    pub fn load(path: &Path) -> Result<Self, crate::nn::Error> {
         Ok(Self::new(DeepChess::load(path)?))
     }
 

@@ -18,7 +18,7 @@ pub struct DeepPinkEval {
 }
 
 impl DeepPinkEval {
-    pub fn load(path: &Path) -> Result<Self, String> {
+    pub fn load(path: &Path) -> Result<Self, crate::nn::Error> {
         Ok(DeepPinkEval {
             net: DeepPink::load(path)?,
         })

@@ -24,7 +24,7 @@ pub struct ExperienceEval {
 impl ExperienceEval {
     /// Loads the per-position records of the store at `path`. A store that does not exist yet
     /// gives an evaluator with no records (pst everywhere until games are learned).
-    pub fn load(path: &Path, min_games: u32) -> Result<Self, String> {
+    pub fn load(path: &Path, min_games: u32) -> Result<Self, crate::experience::Error> {
         if !path.exists() {
             return Ok(ExperienceEval {
                 records: DashMap::new(),

@@ -10,6 +10,7 @@
 
 pub mod deepchess;
 pub mod deeppink;
+mod error;
 pub mod experience;
 pub mod pst;
 pub mod report;
@@ -19,6 +20,8 @@ pub mod torchscript;
 use std::sync::Arc;
 
 use shakmaty::Chess;
+
+pub use error::Error;
 
 /// A leaf scorer that returns a score in centipawns from the side to move's point of view.
 pub trait ScalarEvaluator: Send + Sync {
@@ -118,13 +121,13 @@ impl Default for EvalContext {
 }
 
 /// The evaluator called `name` (case-insensitive) with default data locations.
-pub fn by_name(name: &str) -> Result<Evaluator, String> {
+pub fn by_name(name: &str) -> Result<Evaluator, Error> {
     by_name_with(name, &EvalContext::default())
 }
 
 /// The evaluator called `name` (case-insensitive), or a message saying which names exist or why
 /// its data cannot be loaded.
-pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> {
+pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, Error> {
     match name.to_ascii_lowercase().as_str() {
         "pst" => Ok(Evaluator::Scalar(Arc::new(pst::Pst))),
         "experience" => Ok(Evaluator::Scalar(experience_evaluator(ctx)?)),
@@ -152,15 +155,14 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, String> 
                 &path,
             )?)))
         }
-        _ => Err(format!(
-            "unknown evaluator '{name}' (available: {})",
-            EVALUATOR_NAMES.join(", ")
-        )),
+        _ => Err(Error::Unknown {
+            name: name.to_string(),
+        }),
     }
 }
 
 /// The experience evaluator itself (the UCI engine keeps it to add games it learns).
-pub fn experience_evaluator(ctx: &EvalContext) -> Result<Arc<experience::ExperienceEval>, String> {
+pub fn experience_evaluator(ctx: &EvalContext) -> Result<Arc<experience::ExperienceEval>, Error> {
     Ok(Arc::new(experience::ExperienceEval::load(
         &ctx.experience_file,
         ctx.experience_min_games,

@@ -78,7 +78,7 @@ pub fn eval_report(pos: &Chess, ctx: &EvalContext) -> String {
 
 /// The net file the `eval` report uses for `kind`: `ctx.eval_file` when it is a net of that
 /// kind (or cannot be read), else the default location.
-fn net_for_report(kind: Kind, ctx: &EvalContext) -> Result<NetFile, String> {
+fn net_for_report(kind: Kind, ctx: &EvalContext) -> Result<NetFile, crate::nn::Error> {
     if let Some(f) = &ctx.eval_file {
         match NetFile::load(f, None) {
             Ok(n) if n.kind == kind => return Ok(n),

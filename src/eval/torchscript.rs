@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use shakmaty::{Chess, Position};
 use tch::{CModule, Device, Kind, Tensor};
 
-use super::{ComparatorEvaluator, ScalarEvaluator};
+use super::{ComparatorEvaluator, Error, ScalarEvaluator};
 use crate::nn::features;
 
 /// Whether `path` is a TorchScript archive (a zip file) rather than a safetensors file.
@@ -30,12 +30,10 @@ pub fn is_torchscript(path: &Path) -> bool {
         && magic == *b"PK\x03\x04"
 }
 
-fn load(path: &Path) -> Result<CModule, String> {
-    let mut m = CModule::load_on_device(path, Device::Cpu).map_err(|e| {
-        format!(
-            "'{}' is not a loadable TorchScript module: {e}",
-            path.display()
-        )
+fn load(path: &Path) -> Result<CModule, Error> {
+    let mut m = CModule::load_on_device(path, Device::Cpu).map_err(|e| Error::TorchScript {
+        path: path.display().to_string(),
+        problem: format!("not a loadable TorchScript module: {e}"),
     })?;
     m.set_eval();
     Ok(m)
@@ -55,9 +53,17 @@ pub struct ScriptPink {
     path: String,
 }
 
+/// The error of a module at `path`.
+fn problem(path: &str, problem: String) -> Error {
+    Error::TorchScript {
+        path: path.to_string(),
+        problem,
+    }
+}
+
 impl ScriptPink {
     /// Loads `path` and checks the signature on the start position.
-    pub fn load(path: &Path) -> Result<Self, String> {
+    pub fn load(path: &Path) -> Result<Self, Error> {
         let s = ScriptPink {
             module: Mutex::new(load(path)?),
             path: path.display().to_string(),
@@ -66,18 +72,21 @@ impl ScriptPink {
         Ok(s)
     }
 
+    fn problem(&self, what: String) -> Error {
+        problem(&self.path, what)
+    }
+
     /// f of `pos` for the side to move.
-    pub fn forward(&self, pos: &Chess) -> Result<f32, String> {
+    pub fn forward(&self, pos: &Chess) -> Result<f32, Error> {
         let x = dense(&features::deeppink(pos, pos.turn()), 768);
         let m = self.module.lock().unwrap_or_else(|p| p.into_inner());
         let out = tch::no_grad(|| m.forward_ts(&[x]))
-            .map_err(|e| format!("'{}': forward failed: {e}", self.path))?;
+            .map_err(|e| self.problem(format!("forward failed: {e}")))?;
         if out.numel() != 1 {
-            return Err(format!(
-                "'{}': a deeppink module must return one value per position, got shape {:?}",
-                self.path,
+            return Err(self.problem(format!(
+                "a deeppink module must return one value per position, got shape {:?}",
                 out.size()
-            ));
+            )));
         }
         let mut v = [0f32; 1];
         out.to_kind(Kind::Float)
@@ -107,7 +116,7 @@ pub struct ScriptChess {
 
 impl ScriptChess {
     /// Loads `path` and checks the signature on a pair of positions.
-    pub fn load(path: &Path) -> Result<Self, String> {
+    pub fn load(path: &Path) -> Result<Self, Error> {
         let s = ScriptChess {
             module: Mutex::new(load(path)?),
             path: path.display().to_string(),
@@ -118,18 +127,21 @@ impl ScriptChess {
         Ok(s)
     }
 
-    fn logits(&self, a: &[f32], b: &[f32]) -> Result<[f32; 2], String> {
+    fn problem(&self, what: String) -> Error {
+        problem(&self.path, what)
+    }
+
+    fn logits(&self, a: &[f32], b: &[f32]) -> Result<[f32; 2], Error> {
         let ta = Tensor::from_slice(a).view([1, 773]);
         let tb = Tensor::from_slice(b).view([1, 773]);
         let m = self.module.lock().unwrap_or_else(|p| p.into_inner());
         let out = tch::no_grad(|| m.forward_ts(&[ta, tb]))
-            .map_err(|e| format!("'{}': forward failed: {e}", self.path))?;
+            .map_err(|e| self.problem(format!("forward failed: {e}")))?;
         if out.numel() != 2 {
-            return Err(format!(
-                "'{}': a deepchess module must return 2 logits per pair, got shape {:?}",
-                self.path,
+            return Err(self.problem(format!(
+                "a deepchess module must return 2 logits per pair, got shape {:?}",
                 out.size()
-            ));
+            )));
         }
         let mut v = [0f32; 2];
         out.to_kind(Kind::Float).contiguous().copy_data(&mut v, 2);

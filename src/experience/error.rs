@@ -91,10 +91,3 @@ impl Error {
         }
     }
 }
-
-// TRANSITION: until every layer has its own error type.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}

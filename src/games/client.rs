@@ -1,9 +1,12 @@
-//! A UCI client: drives another engine (or Deep Red itself) as a child process.
+//! A UCI client: drives another engine (or Deep Red itself) as a child process, and reads the
+//! scores of its `info` lines.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
+
+use super::Error;
 
 pub struct EngineProcess {
     child: Child,
@@ -24,16 +27,23 @@ pub struct GoAnswer {
 
 impl EngineProcess {
     /// Starts `program args...` and performs the `uci` handshake.
-    pub fn start(program: &str, args: &[&str]) -> Result<Self, String> {
+    pub fn start(program: &str, args: &[&str]) -> Result<Self, Error> {
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start engine '{program}': {e}"))?;
-        let stdin = child.stdin.take().ok_or("engine has no stdin")?;
-        let stdout = child.stdout.take().ok_or("engine has no stdout")?;
+            .map_err(|source| Error::Start {
+                program: program.to_string(),
+                source,
+            })?;
+        let no_pipe = |pipe| Error::NoPipe {
+            program: program.to_string(),
+            pipe,
+        };
+        let stdin = child.stdin.take().ok_or_else(|| no_pipe("stdin"))?;
+        let stdout = child.stdout.take().ok_or_else(|| no_pipe("stdout"))?;
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -52,9 +62,9 @@ impl EngineProcess {
         e.send("uci")?;
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let l = e
-                .next_line(deadline)
-                .map_err(|m| format!("{m} before 'uciok' (is it a UCI engine?)"))?;
+            let l = e.next_line(deadline).map_err(|e| Error::NotUci {
+                source: Box::new(e),
+            })?;
             if let Some(n) = l.strip_prefix("id name ") {
                 e.name = n.trim().to_string();
             }
@@ -68,14 +78,14 @@ impl EngineProcess {
     /// Starts an engine command line. A plain `program arg...` is started directly; a line with
     /// shell syntax (quotes, `$`, `;`, pipes...) through `sh -c`, with `exec` where possible so
     /// that the engine itself is our child and can be killed.
-    pub fn start_shell(cmd: &str) -> Result<Self, String> {
+    pub fn start_shell(cmd: &str) -> Result<Self, Error> {
         let plain = cmd
             .chars()
             .all(|c| c.is_alphanumeric() || " \t-_./:+=,@".contains(c));
         let words: Vec<&str> = cmd.split_whitespace().collect();
         let mut e = match words.split_first() {
             Some((program, args)) if plain => Self::start(program, args)?,
-            None => return Err("empty engine command".into()),
+            None => return Err(Error::EmptyCommand),
             _ => {
                 let line = if cmd.contains([';', '&', '|', '\n']) {
                     cmd.to_string()
@@ -91,28 +101,33 @@ impl EngineProcess {
         Ok(e)
     }
 
-    pub fn send(&mut self, line: &str) -> Result<(), String> {
+    pub fn send(&mut self, line: &str) -> Result<(), Error> {
         writeln!(self.stdin, "{line}")
             .and_then(|_| self.stdin.flush())
-            .map_err(|e| format!("engine '{}' closed its input: {e}", self.name))
+            .map_err(|source| Error::Closed {
+                name: self.name.clone(),
+                source,
+            })
     }
 
-    fn next_line(&mut self, deadline: Instant) -> Result<String, String> {
+    fn next_line(&mut self, deadline: Instant) -> Result<String, Error> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(l) => Ok(l),
-            Err(RecvTimeoutError::Timeout) => {
-                Err(format!("engine '{}' did not answer in time", self.name))
-            }
-            Err(RecvTimeoutError::Disconnected) => Err(format!("engine '{}' exited", self.name)),
+            Err(RecvTimeoutError::Timeout) => Err(Error::NoAnswer {
+                name: self.name.clone(),
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(Error::Exited {
+                name: self.name.clone(),
+            }),
         }
     }
 
-    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), Error> {
         self.send(&format!("setoption name {name} value {value}"))
     }
 
-    pub fn is_ready(&mut self, timeout: Duration) -> Result<(), String> {
+    pub fn is_ready(&mut self, timeout: Duration) -> Result<(), Error> {
         self.send("isready")?;
         let deadline = Instant::now() + timeout;
         while self.next_line(deadline)?.trim() != "readyok" {}
@@ -125,9 +140,14 @@ impl EngineProcess {
         position_cmd: &str,
         go_cmd: &str,
         timeout: Duration,
-    ) -> Result<GoAnswer, String> {
+    ) -> Result<GoAnswer, Error> {
         self.go_wait(position_cmd, go_cmd, timeout)
-            .map_err(|f| f.to_string())
+            .map_err(|f| match f {
+                GoFailure::Timeout => Error::NoAnswer {
+                    name: self.name.clone(),
+                },
+                GoFailure::Exited(e) => e,
+            })
     }
 
     /// Like [`EngineProcess::go`], telling a slow engine from a dead one.
@@ -147,7 +167,9 @@ impl EngineProcess {
                 Ok(l) => l,
                 Err(RecvTimeoutError::Timeout) => return Err(GoFailure::Timeout),
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(GoFailure::Exited(format!("engine '{}' exited", self.name)));
+                    return Err(GoFailure::Exited(Error::Exited {
+                        name: self.name.clone(),
+                    }));
                 }
             };
             let mut words = l.split_whitespace();
@@ -192,21 +214,32 @@ impl EngineProcess {
 }
 
 /// Why a `go` brought no move.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum GoFailure {
     /// No `bestmove` before the deadline.
+    #[error("engine did not answer in time")]
     Timeout,
     /// The engine's process closed its pipes (crashed or quit).
-    Exited(String),
+    #[error(transparent)]
+    Exited(Error),
 }
 
-impl std::fmt::Display for GoFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GoFailure::Timeout => write!(f, "engine did not answer in time"),
-            GoFailure::Exited(m) => write!(f, "{m}"),
+/// Reads `score cp N` / `score mate N` of an `info` line, in centipawns for the side that sent it.
+pub fn info_score(line: &str) -> Option<i32> {
+    let mut w = line.split_whitespace();
+    while let Some(t) = w.next() {
+        if t == "score" {
+            let kind = w.next()?;
+            let v: i32 = w.next()?.parse().ok()?;
+            return match kind {
+                "cp" => Some(v.clamp(-30_000, 30_000)),
+                "mate" if v > 0 => Some(32_000 - v),
+                "mate" => Some(-32_000 - v),
+                _ => None,
+            };
         }
     }
+    None
 }
 
 impl Drop for EngineProcess {
@@ -221,5 +254,21 @@ impl Drop for EngineProcess {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_scores() {
+        assert_eq!(info_score("info depth 5 score cp -34 nodes 10"), Some(-34));
+        assert_eq!(
+            info_score("info depth 9 score mate 3 pv e2e4"),
+            Some(31_997)
+        );
+        assert_eq!(info_score("info depth 9 score mate -2"), Some(-31_998));
+        assert_eq!(info_score("info string score cp"), None);
     }
 }

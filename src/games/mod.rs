@@ -2,6 +2,9 @@
 //! engines, and the UCI client that drives child engines.
 
 pub mod client;
+mod error;
 pub mod matchrun;
 pub mod play;
 pub mod selfplay;
+
+pub use error::Error;

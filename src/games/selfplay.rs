@@ -14,6 +14,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Chess, Move, Position};
 
+use super::Error;
 use crate::chess::rules::GameResult;
 use crate::chess::rules::rule_result;
 use crate::chess::zobrist::hash_of;
@@ -46,14 +47,16 @@ pub struct SelfplayOptions {
 }
 
 /// Loads openings from an EPD file (first four fields of each line).
-pub fn load_openings(path: &std::path::Path) -> Result<Vec<Chess>, String> {
+pub fn load_openings(path: &std::path::Path) -> Result<Vec<Chess>, Error> {
     load_openings_mode(path, false)
 }
 
 /// Loads openings from an EPD file, Chess960 castling rights when `chess960`.
-pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<Chess>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<Chess>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let f: Vec<&str> = line.split_whitespace().take(4).collect();
@@ -62,11 +65,19 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
         }
         match crate::chess::fen::parse_fen(&format!("{} 0 1", f.join(" ")), chess960) {
             Ok(p) => out.push(p),
-            Err(e) => return Err(format!("{}:{}: {e}", path.display(), i + 1)),
+            Err(source) => {
+                return Err(Error::Opening {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    source,
+                });
+            }
         }
     }
     if out.is_empty() {
-        return Err(format!("'{}' has no opening", path.display()));
+        return Err(Error::NoOpenings {
+            path: path.to_path_buf(),
+        });
     }
     Ok(out)
 }
@@ -172,14 +183,14 @@ pub struct SelfplayReport {
 pub fn run(
     opts: &SelfplayOptions,
     mut progress: impl FnMut(usize) + Send,
-) -> Result<SelfplayReport, String> {
+) -> Result<SelfplayReport, Error> {
     if let Some(p) = &opts.store {
         // Create the store (and check it) before playing.
         Store::open(p)?;
     }
     let next = AtomicUsize::new(0);
     let report = Mutex::new(SelfplayReport::default());
-    let error = Mutex::new(None::<String>);
+    let error = Mutex::new(None::<Error>);
     let progress = Mutex::new(&mut progress);
     std::thread::scope(|s| {
         for worker in 0..opts.concurrency.max(1) {
@@ -215,8 +226,7 @@ pub fn run(
                         Some(s) => match s.learn_game(game.clone()) {
                             Ok(l) => l != crate::experience::store::Learned::AlreadyKnown,
                             Err(e) => {
-                                *error.lock().unwrap_or_else(|p| p.into_inner()) =
-                                    Some(e.to_string());
+                                *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
                                 false
                             }
                         },

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use shakmaty::Chess;
 
+use super::Error;
 use super::features::{self, DEEPCHESS_INPUTS};
 use super::layers::{AVec, Dense, FirstLayer, SIMD, nonzero};
 use super::net::{Kind, NetFile};
@@ -47,12 +48,12 @@ thread_local! {
 }
 
 impl DeepChess {
-    pub fn load(path: &Path) -> Result<DeepChess, String> {
+    pub fn load(path: &Path) -> Result<DeepChess, Error> {
         let f = NetFile::load(path, Some(Kind::DeepChess))?;
         Self::from_file(&f)
     }
 
-    pub fn from_file(f: &NetFile) -> Result<DeepChess, String> {
+    pub fn from_file(f: &NetFile) -> Result<DeepChess, Error> {
         let first = f.first_layer("pos2vec.0", DEEPCHESS_INPUTS, None)?;
         let mut prev = first.outputs;
         let mut pos2vec = Vec::new();

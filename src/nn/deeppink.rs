@@ -13,6 +13,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::features::{self, DEEPPINK_INPUTS, MoveDelta};
 use super::layers::{Dense, FirstLayer, SIMD, nonzero};
 use super::net::{Kind, NetFile};
+use super::{Error, Problem};
 
 #[derive(Debug)]
 pub struct DeepPink {
@@ -40,12 +41,12 @@ thread_local! {
 pub const CP_LIMIT: f32 = 20_000.0;
 
 impl DeepPink {
-    pub fn load(path: &Path) -> Result<DeepPink, String> {
+    pub fn load(path: &Path) -> Result<DeepPink, Error> {
         let f = NetFile::load(path, Some(Kind::DeepPink))?;
         Self::from_file(&f)
     }
 
-    pub fn from_file(f: &NetFile) -> Result<DeepPink, String> {
+    pub fn from_file(f: &NetFile) -> Result<DeepPink, Error> {
         let first = f.first_layer("layers.0", DEEPPINK_INPUTS, None)?;
         let mut prev = first.outputs;
         let mut layers = Vec::new();
@@ -58,9 +59,13 @@ impl DeepPink {
         }
         if prev != 1 {
             let last = k - 1;
-            return Err(format!(
-                "net '{}': last layer 'layers.{last}' has {prev} outputs, expected 1 (or tensor 'layers.{k}.weight' is missing)",
-                f.path.display()
+            return Err(Error::net(
+                &f.path,
+                Problem::LastLayer {
+                    layer: format!("layers.{last}"),
+                    outputs: prev,
+                    next: format!("layers.{k}"),
+                },
             ));
         }
         let cp_scale = match f.meta.get("cp_scale") {
@@ -68,10 +73,7 @@ impl DeepPink {
             Some(s) => match s.trim().parse::<f32>() {
                 Ok(v) if v.is_finite() => v,
                 _ => {
-                    return Err(format!(
-                        "net '{}': metadata cp_scale '{s}' is not a number",
-                        f.path.display()
-                    ));
+                    return Err(Error::net(&f.path, Problem::CpScale(s.clone())));
                 }
             },
         };

@@ -30,6 +30,7 @@
 pub mod cache;
 pub mod deepchess;
 pub mod deeppink;
+mod error;
 pub mod features;
 pub mod layers;
 pub mod net;
@@ -37,3 +38,4 @@ pub mod random;
 
 pub use deepchess::DeepChess;
 pub use deeppink::DeepPink;
+pub use error::{Error, Problem};

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use safetensors::{Dtype, SafeTensors};
 
-use super::layers::{Dense, FirstLayer};
+use super::layers::{Dense, F16_MAX, FirstLayer};
+use super::{Error, Problem};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -51,64 +52,54 @@ pub struct NetFile {
 impl NetFile {
     /// Reads `path` and checks the metadata (`format`, `kind`, `features`). With `expect`, a
     /// net of another kind is refused.
-    pub fn load(path: &Path, expect: Option<Kind>) -> Result<NetFile, String> {
-        let err = |what: String| format!("net '{}': {what}", path.display());
-        let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read ({e})")))?;
-        Self::parse(&bytes, path, expect).map_err(err)
+    pub fn load(path: &Path, expect: Option<Kind>) -> Result<NetFile, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::net(path, Problem::Read(e)))?;
+        Self::parse(&bytes, path, expect).map_err(|p| Error::net(path, p))
     }
 
-    fn parse(bytes: &[u8], path: &Path, expect: Option<Kind>) -> Result<NetFile, String> {
+    fn parse(bytes: &[u8], path: &Path, expect: Option<Kind>) -> Result<NetFile, Problem> {
         if bytes.len() < 8 {
-            return Err(format!(
-                "not a safetensors file ({} bytes, truncated or empty)",
-                bytes.len()
-            ));
+            return Err(Problem::TooShort(bytes.len()));
         }
         if bytes.starts_with(b"PK\x03\x04") {
-            return Err(
-                "this is a TorchScript module (a zip archive); this build reads safetensors nets only, TorchScript needs a build with --features torch".to_string(),
-            );
+            return Err(Problem::TorchScript);
         }
-        let (_, metadata) = SafeTensors::read_metadata(bytes)
-            .map_err(|e| format!("not a valid safetensors file (truncated or corrupt?): {e}"))?;
+        let corrupt = |e: safetensors::SafeTensorError| Problem::Corrupt(e.to_string());
+        let (_, metadata) = SafeTensors::read_metadata(bytes).map_err(corrupt)?;
         let meta = metadata.metadata().clone().unwrap_or_default();
         match meta.get("format").map(String::as_str) {
             Some("deepred-nn") => {}
-            Some(other) => return Err(format!("metadata format is '{other}', not 'deepred-nn'")),
-            None => return Err("no 'format: deepred-nn' in the metadata".to_string()),
+            Some(other) => return Err(Problem::Format(other.to_string())),
+            None => return Err(Problem::NoFormat),
         }
-        let kind_text = meta
-            .get("kind")
-            .ok_or("no 'kind' in the metadata (deepchess or deeppink)")?;
-        let kind = Kind::from_name(kind_text)
-            .ok_or_else(|| format!("unknown kind '{kind_text}' (deepchess or deeppink)"))?;
+        let kind_text = meta.get("kind").ok_or(Problem::NoKind)?;
+        let kind =
+            Kind::from_name(kind_text).ok_or_else(|| Problem::UnknownKind(kind_text.clone()))?;
         if let Some(want) = expect
             && want != kind
         {
-            return Err(format!(
-                "is a {} net, not a {} net",
-                kind.name(),
-                want.name()
-            ));
+            return Err(Problem::WrongKind {
+                found: kind.name(),
+                wanted: want.name(),
+            });
         }
         if let Some(f) = meta.get("features")
             && f != kind.features()
         {
-            return Err(format!(
-                "features '{f}' do not match kind {} (expected '{}')",
-                kind.name(),
-                kind.features()
-            ));
+            return Err(Problem::Features {
+                found: f.clone(),
+                kind: kind.name(),
+                expected: kind.features(),
+            });
         }
-        let st = SafeTensors::deserialize(bytes)
-            .map_err(|e| format!("not a valid safetensors file (truncated or corrupt?): {e}"))?;
+        let st = SafeTensors::deserialize(bytes).map_err(corrupt)?;
         let mut tensors = HashMap::new();
         for (name, view) in st.iter() {
             if view.dtype() != Dtype::F32 {
-                return Err(format!(
-                    "tensor '{name}' is {:?}, expected F32",
-                    view.dtype()
-                ));
+                return Err(Problem::Dtype {
+                    name: name.to_string(),
+                    dtype: format!("{:?}", view.dtype()),
+                });
             }
             let data: Vec<f32> = view
                 .data()
@@ -116,7 +107,7 @@ impl NetFile {
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
             if data.iter().any(|v| !v.is_finite()) {
-                return Err(format!("tensor '{name}' holds NaN or infinite values"));
+                return Err(Problem::NotFinite(name.to_string()));
             }
             tensors.insert(name.to_string(), (view.shape().to_vec(), data));
         }
@@ -139,12 +130,12 @@ impl NetFile {
         prefix: &str,
         inputs: Option<usize>,
         outputs: Option<usize>,
-    ) -> Result<Linear<'_>, String> {
-        let err = |what: String| format!("net '{}': {what}", self.path.display());
+    ) -> Result<Linear<'_>, Error> {
+        let err = |problem| Error::net(&self.path, problem);
         let get = |name: &str| {
             self.tensors
                 .get(name)
-                .ok_or_else(|| err(format!("missing tensor '{name}'")))
+                .ok_or_else(|| err(Problem::MissingTensor(name.to_string())))
         };
         let wname = format!("{prefix}.weight");
         let bname = format!("{prefix}.bias");
@@ -161,15 +152,18 @@ impl NetFile {
             || inputs.is_some_and(|i| ws[1] != i)
             || outputs.is_some_and(|o| ws[0] != o)
         {
-            return Err(err(format!(
-                "tensor '{wname}' has shape {ws:?}, expected {expected}"
-            )));
+            return Err(err(Problem::Shape {
+                name: wname,
+                shape: ws.clone(),
+                expected,
+            }));
         }
         if bs.len() != 1 || bs[0] != ws[0] {
-            return Err(err(format!(
-                "tensor '{bname}' has shape {bs:?}, expected [{}]",
-                ws[0]
-            )));
+            return Err(err(Problem::Shape {
+                name: bname,
+                shape: bs.clone(),
+                expected: format!("[{}]", ws[0]),
+            }));
         }
         Ok((ws[1], ws[0], w, b))
     }
@@ -179,20 +173,25 @@ impl NetFile {
         prefix: &str,
         inputs: Option<usize>,
         outputs: Option<usize>,
-    ) -> Result<Dense, String> {
+    ) -> Result<Dense, Error> {
         let (i, o, w, b) = self.linear(prefix, inputs, outputs)?;
         if i > usize::from(u16::MAX) {
-            return Err(format!(
-                "net '{}': layer '{prefix}' has too many inputs ({i})",
-                self.path.display()
+            return Err(Error::net(
+                &self.path,
+                Problem::TooManyInputs {
+                    layer: prefix.to_string(),
+                    inputs: i,
+                },
             ));
         }
         // Dense weights are kept as binary16 (see `layers`): larger ones would become infinite.
-        if let Some(v) = w.iter().find(|v| v.abs() > crate::nn::layers::F16_MAX) {
-            return Err(format!(
-                "net '{}': tensor '{prefix}.weight' holds {v}, beyond half precision (at most {} in magnitude)",
-                self.path.display(),
-                crate::nn::layers::F16_MAX
+        if let Some(&value) = w.iter().find(|v| v.abs() > F16_MAX) {
+            return Err(Error::net(
+                &self.path,
+                Problem::BeyondHalf {
+                    tensor: format!("{prefix}.weight"),
+                    value,
+                },
             ));
         }
         Ok(Dense::from_torch(i, o, w, b))
@@ -203,7 +202,7 @@ impl NetFile {
         prefix: &str,
         inputs: usize,
         outputs: Option<usize>,
-    ) -> Result<FirstLayer, String> {
+    ) -> Result<FirstLayer, Error> {
         let (i, o, w, b) = self.linear(prefix, Some(inputs), outputs)?;
         Ok(FirstLayer::from_torch(i, o, w, b))
     }
@@ -230,23 +229,16 @@ pub fn default_candidates(name: &str) -> Vec<PathBuf> {
 
 /// The net file to load for evaluator `name`: `explicit` if given, else the first existing
 /// default candidate.
-pub fn resolve(name: &str, explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn resolve(name: &str, explicit: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
     let candidates = default_candidates(name);
-    candidates
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
-        .ok_or_else(|| {
-            format!(
-                "no {name} net: none of {} exists (set EvalFile)",
-                candidates
-                    .iter()
-                    .map(|p| format!("'{}'", p.display()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
+    match candidates.iter().find(|p| p.is_file()) {
+        Some(p) => Ok(p.clone()),
+        None => Err(Error::NoNet {
+            name: name.to_string(),
+            candidates,
+        }),
+    }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use rand::{Rng, SeedableRng};
 use safetensors::tensor::TensorView;
 
+use super::Error;
 use super::net::Kind;
 
 /// A named tensor: name, shape, values.
@@ -86,7 +87,7 @@ pub fn metadata(kind: Kind, layout: &[(String, usize, usize)]) -> HashMap<String
 }
 
 /// A safetensors file's bytes.
-pub fn serialize(tensors: &[Tensor], meta: HashMap<String, String>) -> Result<Vec<u8>, String> {
+pub fn serialize(tensors: &[Tensor], meta: HashMap<String, String>) -> Result<Vec<u8>, Error> {
     let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = tensors
         .iter()
         .map(|(n, s, v)| {
@@ -102,15 +103,18 @@ pub fn serialize(tensors: &[Tensor], meta: HashMap<String, String>) -> Result<Ve
         .map(|(n, s, b)| {
             TensorView::new(safetensors::Dtype::F32, s.clone(), b)
                 .map(|v| (n.clone(), v))
-                .map_err(|e| format!("tensor '{n}': {e}"))
+                .map_err(|e| Error::Serialize(format!("tensor '{n}': {e}")))
         })
-        .collect::<Result<Vec<_>, String>>()?;
-    safetensors::serialize(views, Some(meta)).map_err(|e| e.to_string())
+        .collect::<Result<Vec<_>, Error>>()?;
+    safetensors::serialize(views, Some(meta)).map_err(|e| Error::Serialize(e.to_string()))
 }
 
 /// Writes a random net of the default architecture of `kind`.
-pub fn write(path: &Path, kind: Kind, seed: u64) -> Result<(), String> {
+pub fn write(path: &Path, kind: Kind, seed: u64) -> Result<(), Error> {
     let l = layout(kind);
     let bytes = serialize(&tensors(&l, seed), metadata(kind, &l))?;
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    std::fs::write(path, bytes).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

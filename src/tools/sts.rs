@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess};
 
+use super::Error;
 use crate::games::client::EngineProcess;
 
 #[derive(Debug, Clone)]
@@ -40,10 +41,10 @@ fn split_ops(s: &str) -> Vec<&str> {
 }
 
 /// Parses one EPD line. Errors name what is wrong.
-pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
+pub fn parse_line(line: &str) -> Result<EpdPosition, Error> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     if fields.len() < 4 {
-        return Err("fewer than 4 FEN fields".into());
+        return Err(Error::FenFields);
     }
     let fen = format!(
         "{} {} {} {} 0 1",
@@ -73,7 +74,7 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
                 c8 = Some(
                     operand
                         .split_whitespace()
-                        .map(|p| p.parse::<u32>().map_err(|_| format!("bad c8 points '{p}'")))
+                        .map(|p| p.parse::<u32>().map_err(|_| Error::Points(p.to_string())))
                         .collect::<Result<_, _>>()?,
                 )
             }
@@ -82,10 +83,10 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
                 for san in operand.split_whitespace() {
                     let m = san
                         .parse::<San>()
-                        .map_err(|_| format!("bad bm move '{san}'"))
+                        .map_err(|_| Error::BadBestMove(san.to_string()))
                         .and_then(|s| {
                             s.to_move(&pos)
-                                .map_err(|_| format!("illegal bm move '{san}'"))
+                                .map_err(|_| Error::IllegalBestMove(san.to_string()))
                         })?;
                     bm.push(m.to_uci(CastlingMode::Standard).to_string());
                 }
@@ -97,9 +98,9 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
         (Some(points), Some(moves)) if points.len() == moves.len() && !moves.is_empty() => {
             moves.into_iter().zip(points).collect()
         }
-        (Some(_), Some(_)) => return Err("c8 and c9 have different lengths".into()),
+        (Some(_), Some(_)) => return Err(Error::PointsMismatch),
         _ if !bm.is_empty() => bm.into_iter().map(|m| (m, 10)).collect(),
-        _ => return Err("no c8/c9 points and no bm move".into()),
+        _ => return Err(Error::NoAnswer),
     };
     let theme = match id.rsplit_once('.') {
         Some((t, _)) => t.to_string(),
@@ -170,12 +171,11 @@ impl StsReport {
     }
 }
 
-fn start_engine(opts: &StsOptions) -> Result<EngineProcess, String> {
+fn start_engine(opts: &StsOptions) -> Result<EngineProcess, crate::games::Error> {
     let mut e = match &opts.engine {
         Some(cmd) => EngineProcess::start_shell(cmd)?,
         None => {
-            let exe =
-                std::env::current_exe().map_err(|e| format!("cannot find own binary: {e}"))?;
+            let exe = std::env::current_exe().map_err(crate::games::Error::NoExecutable)?;
             EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
         }
     };
@@ -189,7 +189,7 @@ fn start_engine(opts: &StsOptions) -> Result<EngineProcess, String> {
 }
 
 /// Runs the suite with a progress bar on stderr.
-pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, String> {
+pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Error> {
     let first = start_engine(opts)?;
     let engine_name = first.name.clone();
     let bar = ProgressBar::new(positions.len() as u64);

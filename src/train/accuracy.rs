@@ -18,6 +18,7 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use shakmaty::Chess;
 
+use super::Error;
 use super::data::{deepchess_positions, deeppink_triplets, game_rng, is_validation};
 use crate::chess::pgn::{PgnGame, read_games};
 use crate::chess::rules::GameResult;
@@ -49,7 +50,7 @@ pub struct AccuracyOptions {
 
 /// Reads the games with their global index (as `deepred dataset` numbers them), keeping those
 /// of the requested split.
-fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
+fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, Error> {
     let mut out = Vec::new();
     let mut index = 0u64;
     // Repeats of a game are skipped, as `deepred dataset` skips them.
@@ -59,8 +60,10 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, String> {
             .only
             .as_ref()
             .is_none_or(|t| p.to_string_lossy().contains(t.as_str()));
-        let f =
-            std::fs::File::open(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+        let f = std::fs::File::open(p).map_err(|source| Error::Read {
+            path: p.clone(),
+            source,
+        })?;
         for g in read_games(std::io::BufReader::new(f)) {
             let i = index;
             index += 1;
@@ -111,16 +114,16 @@ pub fn rate<T>(items: &[T], mut f: impl FnMut(&T)) -> f64 {
 }
 
 /// Scores the net; returns the report's lines.
-pub fn run(o: &AccuracyOptions) -> Result<String, String> {
+pub fn run(o: &AccuracyOptions) -> Result<String, Error> {
     let file = NetFile::load(&o.net, None)?;
     let games = load_games(o)?;
     if games.is_empty() {
-        return Err(match &o.only {
+        return Err(Error::NoData(match &o.only {
             Some(t) => {
                 format!("no games to score: none of the chosen split in files matching '{t}'")
             }
             None => "no games to score in the chosen split".into(),
-        });
+        }));
     }
     match file.kind {
         Kind::DeepChess => deepchess(&DeepChess::from_file(&file)?, &games, o),
@@ -132,7 +135,7 @@ fn deepchess(
     net: &DeepChess,
     games: &[(u64, PgnGame)],
     o: &AccuracyOptions,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let per_game: Vec<(bool, Vec<Chess>)> = games
         .par_iter()
         .map(|(i, g)| {
@@ -151,11 +154,11 @@ fn deepchess(
         }
     }
     if white_pool.is_empty() || black_pool.is_empty() {
-        return Err(format!(
+        return Err(Error::NoData(format!(
             "need positions from games won by each side ({} from White wins, {} from Black wins)",
             white_pool.len(),
             black_pool.len()
-        ));
+        )));
     }
     let feats: Vec<features::Features> = white_pool
         .iter()
@@ -255,7 +258,7 @@ fn deeppink(
     net: &DeepPink,
     games: &[(u64, PgnGame)],
     o: &AccuracyOptions,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let mut triplets: Vec<[Chess; 3]> = games
         .par_iter()
         .flat_map_iter(|(i, g)| {
@@ -265,7 +268,9 @@ fn deeppink(
         })
         .collect();
     if triplets.is_empty() {
-        return Err("no triplets: the games are too short or missing".into());
+        return Err(Error::NoData(
+            "no triplets: the games are too short or missing".into(),
+        ));
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(o.seed ^ 0xACC);
     if triplets.len() > o.samples {

@@ -29,6 +29,7 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use rayon::prelude::*;
 use shakmaty::{CastlingSide, Chess, Color, Move, Position, Role, Square};
 
+use super::Error;
 use crate::chess::pgn::{PgnGame, read_games};
 use crate::chess::rules::GameResult;
 use crate::nn::features::{self, Features};
@@ -88,7 +89,7 @@ pub fn encode(pos: &Chess) -> Board {
 
 /// The position of a board block (standard castling, no en passant square, move counters
 /// reset), or why it is not one.
-pub fn decode(b: &Board) -> Result<Chess, String> {
+pub fn decode(b: &Board) -> Result<Chess, Error> {
     let mut fen = String::new();
     for rank in (0..8).rev() {
         let mut empty = 0;
@@ -104,7 +105,7 @@ pub fn decode(b: &Board) -> Result<Chess, String> {
             }
             let ch = *b"PNBRQKpnbrqk"
                 .get(usize::from(v) - 1)
-                .ok_or_else(|| format!("square byte {v} is not 0..12"))?;
+                .ok_or_else(|| Error::Board(format!("square byte {v} is not 0..12")))?;
             fen.push(ch as char);
         }
         if empty > 0 {
@@ -117,7 +118,9 @@ pub fn decode(b: &Board) -> Result<Chess, String> {
     fen.push_str(match b[64] {
         0 => " w ",
         1 => " b ",
-        v => return Err(format!("side-to-move byte {v} is not 0 or 1")),
+        v => {
+            return Err(Error::Board(format!("side-to-move byte {v} is not 0 or 1")));
+        }
     });
     let castling: String = "KQkq"
         .chars()
@@ -383,11 +386,16 @@ pub fn build(
     out: &Path,
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
-) -> Result<Summary, String> {
-    let file = std::fs::File::create(out)
-        .map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+) -> Result<Summary, Error> {
+    let file = std::fs::File::create(out).map_err(|source| Error::Create {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let mut w = BufWriter::new(file);
-    let werr = |e: std::io::Error| format!("cannot write '{}': {e}", out.display());
+    let werr = |source: std::io::Error| Error::Write {
+        path: out.to_path_buf(),
+        source,
+    };
     let mut header = [0u8; HEADER_LEN];
     header[..8].copy_from_slice(MAGIC);
     header[8] = kind_byte(opts.kind);
@@ -396,8 +404,10 @@ pub fn build(
     let mut next_index: u64 = 0;
     let mut seen = std::collections::HashSet::new();
     for path in pgns {
-        let f = std::fs::File::open(path)
-            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let f = std::fs::File::open(path).map_err(|source| Error::Read {
+            path: path.clone(),
+            source,
+        })?;
         let games = read_games(std::io::BufReader::new(f));
         progress.inc_length(games.len() as u64);
         let first = next_index;
@@ -444,12 +454,8 @@ pub fn build(
             w.write_all(&bytes).map_err(werr)?;
         }
     }
-    let total = u32::try_from(summary.total()).map_err(|_| {
-        format!(
-            "{} records do not fit the format's u32 count",
-            summary.total()
-        )
-    })?;
+    let total =
+        u32::try_from(summary.total()).map_err(|_| Error::TooManyRecords(summary.total()))?;
     w.seek(SeekFrom::Start(12)).map_err(werr)?;
     w.write_all(&total.to_le_bytes()).map_err(werr)?;
     w.flush().map_err(werr)?;
@@ -463,8 +469,11 @@ pub struct Dataset {
 }
 
 /// Reads and checks a data set file.
-pub fn read(path: &Path) -> Result<Dataset, String> {
-    let err = |w: String| format!("data set '{}': {w}", path.display());
+pub fn read(path: &Path) -> Result<Dataset, Error> {
+    let err = |problem: String| Error::Dataset {
+        path: path.to_path_buf(),
+        problem,
+    };
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))

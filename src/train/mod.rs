@@ -3,7 +3,10 @@
 
 pub mod accuracy;
 pub mod data;
+mod error;
 pub mod plot;
+
+pub use error::Error;
 #[cfg(feature = "torch")]
 mod torch;
 

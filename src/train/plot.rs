@@ -138,7 +138,7 @@ impl Canvas {
 
 /// Draws `panels` side by side vertically (e.g. loss above, accuracy below), each scaled to its
 /// own data, with a light grid at tenths, and writes the PNG to `path`.
-pub fn write_png(path: &Path, panels: &[Vec<Series>]) -> Result<(), String> {
+pub fn write_png(path: &Path, panels: &[Vec<Series>]) -> Result<(), super::Error> {
     let n = panels.len().max(1);
     let mut rows: Vec<u8> = Vec::new();
     for panel in panels {
@@ -233,7 +233,10 @@ pub fn write_png(path: &Path, panels: &[Vec<Series>]) -> Result<(), String> {
     chunk(&mut png, b"IEND", &[]);
     std::fs::File::create(path)
         .and_then(|mut f| f.write_all(&png))
-        .map_err(|e| format!("cannot write '{}': {e}", path.display()))
+        .map_err(|source| super::Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {

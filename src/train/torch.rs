@@ -26,6 +26,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Device, Kind as TKind, Tensor};
 
+use super::Error;
 use super::data::{self, BOARD_LEN};
 use super::plot::{Series, write_png};
 use crate::nn::net::Kind;
@@ -78,11 +79,11 @@ pub struct EpochLog {
     pub seconds: f64,
 }
 
-fn terr(e: tch::TchError) -> String {
-    format!("torch: {e}")
+fn terr(e: tch::TchError) -> Error {
+    Error::Torch(format!("torch: {e}"))
 }
 
-fn adamw(vs: &nn::VarStore, lr: f64, wd: f64) -> Result<nn::Optimizer, String> {
+fn adamw(vs: &nn::VarStore, lr: f64, wd: f64) -> Result<nn::Optimizer, Error> {
     nn::AdamW {
         wd,
         ..Default::default()
@@ -128,9 +129,11 @@ struct RunFiles {
 }
 
 impl RunFiles {
-    fn new(dir: &Path, kind: Kind) -> Result<Self, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    fn new(dir: &Path, kind: Kind) -> Result<Self, Error> {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Create {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let name = kind.name();
         Ok(RunFiles {
             csv: dir.join(format!("{name}.csv")),
@@ -175,7 +178,7 @@ impl RunFiles {
         next_lr: f64,
         quiet: bool,
         best: &mut f64,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, Error> {
         self.log(e)?;
         self.save(vs, "main", e.epoch, next_lr)?;
         if !quiet {
@@ -207,13 +210,16 @@ impl RunFiles {
     }
 
     /// Appends `e` to the CSV and redraws the plot.
-    fn log(&self, e: &EpochLog) -> Result<(), String> {
+    fn log(&self, e: &EpochLog) -> Result<(), Error> {
         let new = !self.csv.exists();
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&self.csv)
-            .map_err(|err| format!("cannot write '{}': {err}", self.csv.display()))?;
+            .map_err(|source| Error::Write {
+                path: self.csv.to_path_buf(),
+                source,
+            })?;
         let mut text = String::new();
         if new {
             text.push_str("stage,epoch,train_loss,train_acc,val_loss,val_acc,lr,seconds\n");
@@ -223,11 +229,14 @@ impl RunFiles {
             e.stage, e.epoch, e.train_loss, e.train_acc, e.val_loss, e.val_acc, e.lr, e.seconds
         ));
         f.write_all(text.as_bytes())
-            .map_err(|err| format!("cannot write '{}': {err}", self.csv.display()))?;
+            .map_err(|source| Error::Write {
+                path: self.csv.to_path_buf(),
+                source,
+            })?;
         self.plot()
     }
 
-    fn plot(&self) -> Result<(), String> {
+    fn plot(&self) -> Result<(), Error> {
         let log = self.read_log();
         let main: Vec<&EpochLog> = log.iter().filter(|e| e.stage == "main").collect();
         let series = |name: &str, color, f: fn(&EpochLog) -> f64| Series {
@@ -250,32 +259,40 @@ impl RunFiles {
         )
     }
 
-    fn save(&self, vs: &nn::VarStore, stage: &str, epoch: usize, lr: f64) -> Result<(), String> {
+    fn save(&self, vs: &nn::VarStore, stage: &str, epoch: usize, lr: f64) -> Result<(), Error> {
         vs.save(&self.checkpoint).map_err(terr)?;
-        std::fs::write(&self.state, format!("{stage} {epoch} {lr}\n"))
-            .map_err(|e| format!("cannot write '{}': {e}", self.state.display()))
+        std::fs::write(&self.state, format!("{stage} {epoch} {lr}\n")).map_err(|source| {
+            Error::Write {
+                path: self.state.to_path_buf(),
+                source,
+            }
+        })
     }
 
     /// (stage, last finished epoch, learning rate) of the checkpoint.
-    fn load(&self, vs: &mut nn::VarStore) -> Result<(String, usize, f64), String> {
+    fn load(&self, vs: &mut nn::VarStore) -> Result<(String, usize, f64), Error> {
         let text = std::fs::read_to_string(&self.state).map_err(|e| {
-            format!(
+            Error::Resume(format!(
                 "--resume: no checkpoint state '{}' ({e})",
                 self.state.display()
-            )
+            ))
         })?;
         let f: Vec<&str> = text.split_whitespace().collect();
         let bad = || {
-            format!(
+            Error::Resume(format!(
                 "--resume: '{}' is not a checkpoint state",
                 self.state.display()
-            )
+            ))
         };
         if f.len() != 3 {
             return Err(bad());
         }
-        vs.load(&self.checkpoint)
-            .map_err(|e| format!("--resume: cannot load '{}': {e}", self.checkpoint.display()))?;
+        vs.load(&self.checkpoint).map_err(|e| {
+            Error::Resume(format!(
+                "--resume: cannot load '{}': {e}",
+                self.checkpoint.display()
+            ))
+        })?;
         Ok((
             f[0].to_string(),
             f[1].parse().map_err(|_| bad())?,
@@ -291,7 +308,7 @@ fn export(
     layout: &[(String, usize, usize)],
     extra: &[(&str, String)],
     out: &Path,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let vars = vs.variables();
     let mut tensors = Vec::new();
     for (prefix, _, _) in layout {
@@ -299,7 +316,7 @@ fn export(
             let name = format!("{prefix}.{part}");
             let t = vars
                 .get(&name)
-                .ok_or_else(|| format!("internal: no variable {name}"))?
+                .ok_or_else(|| Error::Torch(format!("internal: no variable {name}")))?
                 .to_device(Device::Cpu)
                 .to_kind(TKind::Float)
                 .contiguous();
@@ -318,13 +335,18 @@ fn export(
     if let Some(dir) = out.parent()
         && !dir.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::Create {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
     let tmp = out.with_extension("safetensors.tmp");
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, out))
-        .map_err(|e| format!("cannot write '{}': {e}", out.display()))
+        .map_err(|source| Error::Write {
+            path: out.to_path_buf(),
+            source,
+        })
 }
 
 /// The DeepChess network in tch.
@@ -441,19 +463,19 @@ impl DeepPinkNet {
 }
 
 /// Trains the net of `o.kind`; returns a summary.
-pub fn train(o: &TrainOptions) -> Result<String, String> {
+pub fn train(o: &TrainOptions) -> Result<String, Error> {
     tch::manual_seed(o.seed as i64);
     if o.threads > 0 {
         tch::set_num_threads(o.threads as i32);
     }
     let set = data::read(&o.data)?;
     if set.kind != o.kind {
-        return Err(format!(
+        return Err(Error::NoData(format!(
             "'{}' is a {} data set, not {}",
             o.data.display(),
             set.kind.name(),
             o.kind.name()
-        ));
+        )));
     }
     let files = RunFiles::new(&o.run_dir, o.kind)?;
     if !o.resume {
@@ -479,7 +501,7 @@ fn train_deepchess(
     o: &TrainOptions,
     set: &data::Dataset,
     files: &RunFiles,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let boards: Vec<data::Board> = set.records.iter().map(|r| data::board_at(r, 0)).collect();
     // Rows 0..n: the positions; with --mirror, rows n..2n: their mirrors.
     let n = boards.len() as i64;
@@ -505,7 +527,12 @@ fn train_deepchess(
             (0, 2) => tb.push(i as i64),
             (1, 1) => vw.push(i as i64),
             (1, 2) => vb.push(i as i64),
-            _ => return Err(format!("'{}': bad record {i}", o.data.display())),
+            _ => {
+                return Err(Error::NoData(format!(
+                    "'{}': bad record {i}",
+                    o.data.display()
+                )));
+            }
         }
     }
     if o.mirror {
@@ -518,14 +545,14 @@ fn train_deepchess(
         tb.extend(mb);
     }
     if tw.is_empty() || tb.is_empty() || vw.is_empty() || vb.is_empty() {
-        return Err(format!(
+        return Err(Error::NoData(format!(
             "'{}' needs positions of White wins and Black wins in both splits (train {}+{}, validation {}+{})",
             o.data.display(),
             tw.len(),
             tb.len(),
             vw.len(),
             vb.len()
-        ));
+        )));
     }
     let dev = o.device;
     let mut vs = nn::VarStore::new(dev);
@@ -744,7 +771,7 @@ fn train_deeppink(
     o: &TrainOptions,
     set: &data::Dataset,
     files: &RunFiles,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let n = set.records.len();
     let mut boards = Vec::with_capacity(3 * n);
     for r in &set.records {
@@ -763,12 +790,12 @@ fn train_deeppink(
         }
     }
     if train_ids.is_empty() || val_ids.is_empty() {
-        return Err(format!(
+        return Err(Error::NoData(format!(
             "'{}' needs triplets in both splits (train {}, validation {})",
             o.data.display(),
             train_ids.len(),
             val_ids.len()
-        ));
+        )));
     }
     let dev = o.device;
     let mut vs = nn::VarStore::new(dev);
@@ -923,7 +950,7 @@ enum TchNet {
     Pink(nn::VarStore, DeepPinkNet),
 }
 
-fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, String> {
+fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, Error> {
     // Checks the file the way the engine does, with the right message on a bad file.
     crate::nn::net::NetFile::load(net_file, Some(kind))?;
     let tensors = Tensor::read_safetensors(net_file).map_err(terr)?;
@@ -950,7 +977,7 @@ fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, String> {
 
 /// Writes the net of `net_file` as a TorchScript module (traced with tch) with the signature
 /// that `EvalFile` accepts (see [`crate::eval::torchscript`]).
-pub fn export_torchscript(net_file: &Path, out: &Path) -> Result<String, String> {
+pub fn export_torchscript(net_file: &Path, out: &Path) -> Result<String, Error> {
     let kind = crate::nn::net::NetFile::load(net_file, None)?.kind;
     let module = match load_tch(net_file, kind)? {
         TchNet::Chess(mut vs, net) => {
@@ -975,7 +1002,7 @@ pub fn export_torchscript(net_file: &Path, out: &Path) -> Result<String, String>
     .map_err(terr)?;
     module
         .save(out)
-        .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+        .map_err(|e| Error::Torch(format!("cannot write '{}': {e}", out.display())))?;
     Ok(format!(
         "{} TorchScript module written to {}",
         kind.name(),
@@ -991,7 +1018,7 @@ pub fn tch_outputs(
     kind: Kind,
     a: &[Vec<u16>],
     b: &[Vec<u16>],
-) -> Result<Vec<Vec<f32>>, String> {
+) -> Result<Vec<Vec<f32>>, Error> {
     let width = match kind {
         Kind::DeepChess => 773,
         Kind::DeepPink => 768,
@@ -1015,7 +1042,7 @@ pub fn tch_outputs(
     Ok(flat.chunks(m).map(<[f32]>::to_vec).collect())
 }
 
-fn copy_into(vs: &mut nn::VarStore, names: &HashMap<String, Tensor>) -> Result<(), String> {
+fn copy_into(vs: &mut nn::VarStore, names: &HashMap<String, Tensor>) -> Result<(), Error> {
     let vars = vs.variables();
     tch::no_grad(|| {
         for (name, mut v) in vars {
@@ -1024,7 +1051,7 @@ fn copy_into(vs: &mut nn::VarStore, names: &HashMap<String, Tensor>) -> Result<(
             }
             let src = names
                 .get(&name)
-                .ok_or_else(|| format!("net file has no tensor {name}"))?;
+                .ok_or_else(|| Error::Torch(format!("net file has no tensor {name}")))?;
             v.copy_(src);
         }
         Ok(())

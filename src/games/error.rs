@@ -1,0 +1,55 @@
+//! What can stop a game, a match or self-play: engines that cannot be started or do not speak
+//! UCI, unreadable openings, bad time controls, files that cannot be written, the store.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot start engine '{program}': {source}")]
+    Start {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("engine '{program}' has no {pipe}")]
+    NoPipe { program: String, pipe: &'static str },
+    #[error("{source} before 'uciok' (is it a UCI engine?)")]
+    NotUci { source: Box<Error> },
+    #[error("empty engine command")]
+    EmptyCommand,
+    #[error("engine '{name}' closed its input: {source}")]
+    Closed {
+        name: String,
+        source: std::io::Error,
+    },
+    #[error("engine '{name}' did not answer in time")]
+    NoAnswer { name: String },
+    #[error("engine '{name}' exited")]
+    Exited { name: String },
+    #[error("cannot find the deepred executable: {0}")]
+    NoExecutable(std::io::Error),
+    #[error("time control '{0}' is not SECONDS[+INCREMENT], e.g. 10+0.1")]
+    TimeControl(String),
+    #[error("cannot open '{}': {source}", path.display())]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read '{}': {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {source}", path.display())]
+    Opening {
+        path: PathBuf,
+        line: usize,
+        source: crate::chess::Error,
+    },
+    #[error("'{}' has no opening", path.display())]
+    NoOpenings { path: PathBuf },
+    /// A game could not be played (the engines could not be set up for it).
+    #[error("game {round}: {source}")]
+    Game { round: usize, source: Box<Error> },
+    #[error(transparent)]
+    Experience(#[from] crate::experience::Error),
+}

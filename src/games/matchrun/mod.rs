@@ -1,0 +1,21 @@
+//! `deepred match`: Deep Red (or any UCI engine) against another UCI engine.
+//!
+//! Both players run as UCI child processes (Deep Red is this executable started with `uci`), so
+//! every engine is driven through the same protocol path a GUI uses. Games go in pairs: each
+//! opening is played twice with colours swapped. The runner keeps the clocks, adjudicates
+//! (rules, score-based draw and resignation, a ply cap), turns crashes, illegal moves and time
+//! losses into lost games, restarts a crashed engine for the next game, appends every finished
+//! game to the PGN file at once, learns the games decided on the board into the experience store
+//! (`--learn`), and sums the result up with an Elo estimate and its 95% error bar.
+
+mod adjudication;
+mod clock;
+mod report;
+mod runner;
+mod stats;
+
+pub use adjudication::{Adjudication, adjudicate};
+pub use clock::{MoveLimit, TimeControl};
+pub use report::{Ending, GameOutcome, MatchReport, game_line};
+pub use runner::{EngineSpec, MatchOptions, run};
+pub use stats::{Tally, format_elo};

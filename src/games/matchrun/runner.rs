@@ -1,0 +1,458 @@
+//! The match runner: starts the engines, plays the games (concurrently, openings in pairs with
+//! colours swapped), keeps the clocks, turns faults into lost games, writes the PGN and learns.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Color, Move, Position};
+
+use super::adjudication::{Adjudication, adjudicate};
+use super::clock::MoveLimit;
+use super::report::{Ending, GameOutcome, MatchReport};
+use crate::chess::notation::uci_move;
+use crate::chess::pgn::pgn_date;
+use crate::chess::rules::{GameResult, rule_result};
+use crate::experience::records::GameRecord;
+use crate::experience::store::Store;
+use crate::games::Error;
+use crate::games::client::{EngineProcess, GoFailure, info_score};
+
+/// One player: a UCI command line (`None`: this Deep Red) and the options to set.
+#[derive(Clone, Debug, Default)]
+pub struct EngineSpec {
+    pub cmd: Option<String>,
+    pub options: Vec<(String, String)>,
+}
+
+impl EngineSpec {
+    fn start(&self) -> Result<EngineProcess, Error> {
+        let mut e = match &self.cmd {
+            Some(cmd) => EngineProcess::start_shell(cmd)?,
+            None => {
+                let exe = std::env::current_exe().map_err(Error::NoExecutable)?;
+                EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
+            }
+        };
+        for (k, v) in &self.options {
+            e.set_option(k, v)?;
+        }
+        e.is_ready(Duration::from_secs(30))?;
+        Ok(e)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchOptions {
+    pub engine: EngineSpec,
+    pub opponent: EngineSpec,
+    pub limit: MoveLimit,
+    /// The opponent's own limit (default: `limit`), e.g. a fixed node count against a clock.
+    pub opponent_limit: Option<MoveLimit>,
+    /// Openings (each played twice, colours swapped); empty: the start position.
+    pub openings: Vec<Chess>,
+    pub games: usize,
+    pub concurrency: usize,
+    pub seed: u64,
+    pub pgn: Option<PathBuf>,
+    /// Learn the games decided on the board into this store.
+    pub learn: Option<PathBuf>,
+    pub adjudication: Adjudication,
+    /// Extra time an engine may use beyond its clock before it loses on time.
+    pub time_margin_ms: u64,
+    /// Longest wait for a move under a node, depth or movetime limit.
+    pub move_timeout_ms: u64,
+    pub chess960: bool,
+    pub event: String,
+}
+
+/// What a side was told to do, and what it did.
+enum Turn {
+    Moved(Move, Option<i32>),
+    Lost(Ending),
+}
+
+struct Seat {
+    spec: EngineSpec,
+    limit: MoveLimit,
+    process: Option<EngineProcess>,
+}
+
+impl Seat {
+    fn ensure(&mut self) -> Result<&mut EngineProcess, Error> {
+        if self.process.as_mut().is_some_and(|p| p.has_exited()) {
+            self.process = None;
+        }
+        if self.process.is_none() {
+            self.process = Some(self.spec.start()?);
+        }
+        Ok(self.process.as_mut().expect("started above"))
+    }
+}
+
+/// Plays one game between `white` and `black` from `start`.
+fn play_game(
+    opts: &MatchOptions,
+    start: &Chess,
+    white: &mut Seat,
+    black: &mut Seat,
+) -> Result<(GameResult, Ending, Vec<Move>), Error> {
+    for seat in [&mut *white, &mut *black] {
+        let ready = seat.ensure().and_then(|e| {
+            e.send("ucinewgame")?;
+            e.is_ready(Duration::from_secs(30))
+        });
+        if ready.is_err() {
+            // One restart before giving up on the match.
+            seat.process = None;
+            let e = seat.ensure()?;
+            e.send("ucinewgame")?;
+            e.is_ready(Duration::from_secs(30))?;
+        }
+    }
+    let fen = crate::chess::fen::fen_of(start);
+    let position_head = if *start == Chess::default() {
+        "position startpos".to_string()
+    } else {
+        format!("position fen {fen}")
+    };
+    let mut pos = start.clone();
+    let mut moves: Vec<Move> = Vec::new();
+    let mut move_texts: Vec<String> = Vec::new();
+    let mut scores: Vec<Option<i32>> = Vec::new();
+    // Clocks in milliseconds, indexed by `Color as usize ^ 1` (White 0, Black 1).
+    let base = |l: MoveLimit| match l {
+        MoveLimit::Clock(tc) => tc.base_ms as i64,
+        _ => 0,
+    };
+    let mut clock = [base(white.limit), base(black.limit)];
+    let inc = |l: MoveLimit| match l {
+        MoveLimit::Clock(tc) => tc.inc_ms,
+        _ => 0,
+    };
+    let incs = [inc(white.limit), inc(black.limit)];
+    let side_won = |c: Color| match c {
+        Color::White => GameResult::WhiteWins,
+        Color::Black => GameResult::BlackWins,
+    };
+    loop {
+        if let Some(r) = rule_result(start, &moves) {
+            let ending = if pos.is_checkmate() {
+                Ending::Checkmate
+            } else if pos.is_stalemate() {
+                Ending::Stalemate
+            } else if pos.is_insufficient_material() {
+                Ending::InsufficientMaterial
+            } else if pos.halfmoves() >= 100 {
+                Ending::FiftyMoves
+            } else {
+                Ending::Repetition
+            };
+            return Ok((r, ending, moves));
+        }
+        if moves.len() >= opts.adjudication.max_plies {
+            return Ok((GameResult::Draw, Ending::MaxPlies, moves));
+        }
+        if let Some(r) = adjudicate(&opts.adjudication, &scores, pos.fullmoves().get()) {
+            let e = if r == GameResult::Draw {
+                Ending::AdjudicatedDraw
+            } else {
+                Ending::AdjudicatedWin
+            };
+            return Ok((r, e, moves));
+        }
+        let turn = pos.turn();
+        let seat = if turn == Color::White {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        let position_cmd = if move_texts.is_empty() {
+            position_head.clone()
+        } else {
+            format!("{position_head} moves {}", move_texts.join(" "))
+        };
+        let limit = seat.limit;
+        let (go_cmd, timeout) = match limit {
+            MoveLimit::Clock(_) => (
+                format!(
+                    "go wtime {} btime {} winc {} binc {}",
+                    clock[0].max(1),
+                    clock[1].max(1),
+                    incs[0],
+                    incs[1]
+                ),
+                clock[turn as usize ^ 1].max(0) as u64 + opts.time_margin_ms,
+            ),
+            MoveLimit::Nodes(n) => (format!("go nodes {n}"), opts.move_timeout_ms),
+            MoveLimit::Depth(d) => (format!("go depth {d}"), opts.move_timeout_ms),
+            MoveLimit::MoveTime(ms) => (
+                format!("go movetime {ms}"),
+                ms + opts.time_margin_ms.max(1000),
+            ),
+        };
+        let engine = seat.ensure()?;
+        let t0 = Instant::now();
+        let answer = engine.go_wait(&position_cmd, &go_cmd, Duration::from_millis(timeout));
+        let used = t0.elapsed().as_millis() as i64;
+        let outcome = match answer {
+            Err(GoFailure::Timeout) => {
+                if !engine.stop_and_drain(Duration::from_secs(2)) {
+                    seat.process = None; // hung: killed by drop, restarted next game
+                }
+                match limit {
+                    MoveLimit::Clock(_) => Turn::Lost(Ending::TimeForfeit),
+                    _ => Turn::Lost(Ending::Crash(format!(
+                        "no move after {} ms",
+                        opts.move_timeout_ms
+                    ))),
+                }
+            }
+            Err(GoFailure::Exited(why)) => {
+                seat.process = None;
+                Turn::Lost(Ending::Crash(why.to_string()))
+            }
+            Ok(a) => {
+                let parsed = a
+                    .bestmove
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok());
+                match parsed {
+                    None => Turn::Lost(Ending::IllegalMove(a.bestmove.clone())),
+                    Some(m) => {
+                        let score = a.last_info.as_deref().and_then(info_score);
+                        if let MoveLimit::Clock(tc) = limit {
+                            let c = &mut clock[turn as usize ^ 1];
+                            if used > *c + opts.time_margin_ms as i64 {
+                                Turn::Lost(Ending::TimeForfeit)
+                            } else {
+                                *c = (*c - used).max(0) + tc.inc_ms as i64;
+                                Turn::Moved(m, score)
+                            }
+                        } else {
+                            Turn::Moved(m, score)
+                        }
+                    }
+                }
+            }
+        };
+        match outcome {
+            Turn::Lost(ending) => return Ok((side_won(!turn), ending, moves)),
+            Turn::Moved(m, score) => {
+                // Scores are from the mover's view; adjudication wants White's.
+                scores.push(score.map(|s| if turn == Color::White { s } else { -s }));
+                move_texts.push(uci_move(m, opts.chess960));
+                pos.play_unchecked(m);
+                moves.push(m);
+            }
+        }
+    }
+}
+
+/// Plays the match. `progress` is called after each game with the report so far.
+pub fn run(
+    opts: &MatchOptions,
+    progress: impl Fn(&MatchReport, &GameOutcome) + Sync,
+) -> Result<MatchReport, Error> {
+    let mut opts = opts.clone();
+    if opts.chess960 {
+        for spec in [&mut opts.engine, &mut opts.opponent] {
+            spec.options.push(("UCI_Chess960".into(), "true".into()));
+        }
+    }
+    let opts = &opts;
+    // Start one pair first: bad commands fail here, before any game, and names are known.
+    let first_engine = opts.engine.start()?;
+    let first_opponent = opts.opponent.start()?;
+    let mut engine_name = first_engine.name.clone();
+    let mut opponent_name = first_opponent.name.clone();
+    if engine_name == opponent_name {
+        engine_name.push_str(" (1)");
+        opponent_name.push_str(" (2)");
+    }
+    let mut store = match &opts.learn {
+        Some(p) => Some(Store::open(p)?),
+        None => None,
+    };
+    let pgn_file = match &opts.pgn {
+        Some(p) => Some(Mutex::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|source| Error::Open {
+                    path: p.clone(),
+                    source,
+                })?,
+        )),
+        None => None,
+    };
+    let mut order: Vec<usize> = (0..opts.openings.len().max(1)).collect();
+    order.shuffle(&mut StdRng::seed_from_u64(opts.seed));
+    let report = Mutex::new(MatchReport {
+        engine_name: engine_name.clone(),
+        opponent_name: opponent_name.clone(),
+        ..Default::default()
+    });
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None::<Error>);
+    let abort = AtomicBool::new(false);
+    let store = Mutex::new(store.take());
+    let firsts = Mutex::new(Some((first_engine, first_opponent)));
+    let date = pgn_date();
+    std::thread::scope(|s| {
+        for _ in 0..opts.concurrency.clamp(1, 64) {
+            s.spawn(|| {
+                let mut engine = Seat {
+                    spec: opts.engine.clone(),
+                    limit: opts.limit,
+                    process: None,
+                };
+                let mut opponent = Seat {
+                    spec: opts.opponent.clone(),
+                    limit: opts.opponent_limit.unwrap_or(opts.limit),
+                    process: None,
+                };
+                if let Some((e, o)) = firsts.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                    engine.process = Some(e);
+                    opponent.process = Some(o);
+                }
+                loop {
+                    if abort.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let g = next.fetch_add(1, Ordering::SeqCst);
+                    if g >= opts.games {
+                        break;
+                    }
+                    let engine_white = g.is_multiple_of(2);
+                    let start = opts
+                        .openings
+                        .get(order[(g / 2) % order.len()])
+                        .cloned()
+                        .unwrap_or_default();
+                    let (w, b) = if engine_white {
+                        (&mut engine, &mut opponent)
+                    } else {
+                        (&mut opponent, &mut engine)
+                    };
+                    let (result, ending, moves) = match play_game(opts, &start, w, b) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Error::Game {
+                                round: g + 1,
+                                source: Box::new(e),
+                            });
+                            abort.store(true, Ordering::SeqCst);
+                            break;
+                        }
+                    };
+                    let (white_name, black_name) = if engine_white {
+                        (&engine_name, &opponent_name)
+                    } else {
+                        (&opponent_name, &engine_name)
+                    };
+                    let loser = match result {
+                        GameResult::WhiteWins => Some(black_name.as_str()),
+                        GameResult::BlackWins => Some(white_name.as_str()),
+                        GameResult::Draw => None,
+                    };
+                    let outcome = GameOutcome {
+                        round: g + 1,
+                        engine_white,
+                        result,
+                        ending: ending.clone(),
+                        start: start.clone(),
+                        moves: moves.clone(),
+                    };
+                    let mut warnings = Vec::new();
+                    if let Some(f) = &pgn_file {
+                        let text = crate::chess::pgn::write_pgn(
+                            &start,
+                            &moves,
+                            Some(result),
+                            &[
+                                ("Event", opts.event.clone()),
+                                ("Site", "deepred match".into()),
+                                ("Date", date.clone()),
+                                ("Round", (g + 1).to_string()),
+                                ("White", white_name.clone()),
+                                ("Black", black_name.clone()),
+                                ("TimeControl", time_control_tag(opts, engine_white)),
+                                ("Termination", ending.termination_tag().into()),
+                                ("PlyCount", moves.len().to_string()),
+                                ("Comment", ending.describe(loser)),
+                            ],
+                        );
+                        let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
+                        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
+                            warnings.push(format!("cannot write the PGN of game {}: {e}", g + 1));
+                        }
+                    }
+                    let mut learned = 0;
+                    if ending.on_the_board() {
+                        let mut st = store.lock().unwrap_or_else(|p| p.into_inner());
+                        if let Some(s) = st.as_mut() {
+                            let rec = GameRecord {
+                                source: "match".into(),
+                                white: white_name.clone(),
+                                black: black_name.clone(),
+                                date: date.clone(),
+                                result,
+                                start: start.clone(),
+                                moves: moves.clone(),
+                            };
+                            match s.learn_game(rec) {
+                                Ok(crate::experience::store::Learned::AlreadyKnown) => {}
+                                Ok(_) => learned = 1,
+                                Err(e) => {
+                                    warnings.push(format!(
+                                        "learning stopped: game {} not learned: {e}",
+                                        g + 1
+                                    ));
+                                    *st = None;
+                                }
+                            }
+                        }
+                    }
+                    let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
+                    r.learned += learned;
+                    r.warnings.extend(warnings);
+                    r.record(outcome.clone());
+                    progress(&r, &outcome);
+                }
+            });
+        }
+    });
+    let mut report = report.into_inner().unwrap_or_else(|p| p.into_inner());
+    report.games.sort_by_key(|g| g.round);
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        if report.games.is_empty() {
+            return Err(e);
+        }
+        report.warnings.push(format!("match stopped early: {e}"));
+    }
+    Ok(report)
+}
+
+/// The PGN `TimeControl`: the common limit, or `White/Black` limits when they differ.
+fn time_control_tag(opts: &MatchOptions, engine_white: bool) -> String {
+    match opts.opponent_limit {
+        Some(o) if o != opts.limit => {
+            let (w, b) = if engine_white {
+                (opts.limit, o)
+            } else {
+                (o, opts.limit)
+            };
+            format!("{}/{}", w.pgn(), b.pgn())
+        }
+        _ => opts.limit.pgn(),
+    }
+}

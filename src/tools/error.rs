@@ -1,0 +1,22 @@
+//! Why a test suite cannot be read or run.
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("fewer than 4 FEN fields")]
+    FenFields,
+    #[error(transparent)]
+    Fen(#[from] crate::chess::Error),
+    #[error("bad c8 points '{0}'")]
+    Points(String),
+    #[error("bad bm move '{0}'")]
+    BadBestMove(String),
+    #[error("illegal bm move '{0}'")]
+    IllegalBestMove(String),
+    #[error("c8 and c9 have different lengths")]
+    PointsMismatch,
+    #[error("no c8/c9 points and no bm move")]
+    NoAnswer,
+    /// The engine under test.
+    #[error(transparent)]
+    Engine(#[from] crate::games::Error),
+}

@@ -1,0 +1,177 @@
+//! Parsing the arguments of `position` and `go` (done here rather than by shakmaty-uci: its FEN
+//! grammar refuses Shredder-FEN castling, which Chess960 GUIs send, and it reads
+//! `go ponder wtime ...` as a bare ponder, losing the clocks).
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Move, Position};
+
+use super::Error;
+use crate::chess::fen::{fen_of, parse_fen};
+use crate::chess::zobrist::hash_of;
+use crate::search::Limits;
+
+/// A position as the GUI set it: the root and the keys of the positions that led to it.
+#[derive(Clone, Default)]
+pub struct Game {
+    pub pos: Chess,
+    pub history: Vec<u64>,
+    /// The position the moves started from, and the moves.
+    pub start: Chess,
+    pub moves: Vec<Move>,
+}
+
+/// Parses `position startpos|fen F [moves ...]` (the tokens after `position`).
+pub fn parse_position(args: &str, chess960: bool) -> Result<Game, Error> {
+    let tokens: Vec<&str> = args.split_whitespace().collect();
+    let moves_at = tokens.iter().position(|t| *t == "moves");
+    let (setup, moves) = match moves_at {
+        Some(i) => (&tokens[..i], &tokens[i + 1..]),
+        None => (&tokens[..], &[][..]),
+    };
+    let mut pos = match setup.first() {
+        Some(&"startpos") if setup.len() == 1 => Chess::default(),
+        Some(&"fen") if setup.len() >= 2 => parse_fen(&setup[1..].join(" "), chess960)?,
+        _ => return Err(Error::PositionSyntax),
+    };
+    let start = pos.clone();
+    let mut played = Vec::with_capacity(moves.len());
+    let mut history = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let uci: UciMove = text.parse().map_err(|_| Error::NotAMove {
+            number: i + 1,
+            text: text.to_string(),
+        })?;
+        let m = uci.to_move(&pos).map_err(|_| Error::IllegalMove {
+            number: i + 1,
+            text: text.to_string(),
+            fen: fen_of(&pos),
+        })?;
+        history.push(hash_of(&pos));
+        pos.play_unchecked(m);
+        played.push(m);
+    }
+    Ok(Game {
+        pos,
+        history,
+        start,
+        moves: played,
+    })
+}
+
+/// Parses the arguments of `go`. Unknown words are skipped with a warning; a keyword without a
+/// valid number is an error. Negative times (some GUIs send them when a clock ran out) count as 0.
+pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error> {
+    let mut limits = Limits::default();
+    let mut warnings = Vec::new();
+    let tokens: Vec<&str> = args.split_whitespace().collect();
+    let mut i = 0;
+    let number = |i: usize, word: &str| -> Result<i64, Error> {
+        let v = tokens.get(i + 1).ok_or_else(|| Error::GoNeedsNumber {
+            word: word.to_string(),
+        })?;
+        v.parse::<i64>().map_err(|_| Error::GoNotANumber {
+            word: word.to_string(),
+            value: v.to_string(),
+        })
+    };
+    let at_least_one = |word: &str, n: i64| {
+        if n < 1 {
+            Err(Error::GoTooSmall {
+                word: word.to_string(),
+                value: n,
+            })
+        } else {
+            Ok(n)
+        }
+    };
+    while i < tokens.len() {
+        let word = tokens[i];
+        match word {
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "wtime" | "btime" | "winc" | "binc" | "movetime" => {
+                let v = Some(number(i, word)?.max(0) as u64);
+                match word {
+                    "wtime" => limits.wtime = v,
+                    "btime" => limits.btime = v,
+                    "winc" => limits.winc = v,
+                    "binc" => limits.binc = v,
+                    _ => limits.movetime = v,
+                }
+                i += 1;
+            }
+            "movestogo" | "depth" | "mate" => {
+                let n = at_least_one(word, number(i, word)?)?;
+                let n = n.min(i64::from(u32::MAX)) as u32;
+                match word {
+                    "movestogo" => limits.movestogo = Some(n),
+                    "depth" => limits.depth = Some(n),
+                    _ => limits.mate = Some(n),
+                }
+                i += 1;
+            }
+            "nodes" => {
+                limits.nodes = Some(at_least_one(word, number(i, word)?)? as u64);
+                i += 1;
+            }
+            "searchmoves" => {
+                while let Some(t) = tokens.get(i + 1) {
+                    let Ok(uci) = t.parse::<UciMove>() else { break };
+                    match uci.to_move(pos) {
+                        Ok(m) => limits.searchmoves.push(m),
+                        Err(_) => {
+                            warnings.push(format!("searchmoves: '{t}' is illegal here, ignored"))
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            other => warnings.push(format!("unknown go parameter '{other}' ignored")),
+        }
+        i += 1;
+    }
+    Ok((limits, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_and_their_errors() {
+        let g = parse_position("startpos moves e2e4 e7e5", false).unwrap();
+        assert_eq!(g.moves.len(), 2);
+        assert_eq!(g.history.len(), 2);
+        assert_eq!(
+            fen_of(&g.pos),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+        );
+        let e = |s| parse_position(s, false).err().unwrap().to_string();
+        assert_eq!(
+            e("startpos moves e2e4 e2e4"),
+            "move 2 'e2e4' is illegal in rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        assert_eq!(e("startpos moves xx"), "move 1 'xx' is not a UCI move");
+        assert_eq!(
+            e("somewhere"),
+            "expected 'position startpos' or 'position fen <FEN>'"
+        );
+        assert!(e("fen 8/8/8 w - - 0 1").starts_with("invalid FEN"));
+    }
+
+    #[test]
+    fn go_arguments() {
+        let pos = Chess::default();
+        let (l, w) = parse_go("wtime -5 btime 1000 movestogo 3 bogus", &pos).unwrap();
+        assert_eq!(
+            (l.wtime, l.btime, l.movestogo),
+            (Some(0), Some(1000), Some(3))
+        );
+        assert_eq!(w, vec!["unknown go parameter 'bogus' ignored".to_string()]);
+        let e = |s| parse_go(s, &pos).err().unwrap().to_string();
+        assert_eq!(e("depth"), "'go depth' needs a number");
+        assert_eq!(e("nodes x"), "'go nodes x': not a whole number");
+        assert_eq!(e("nodes 0"), "'go nodes 0': must be at least 1");
+        assert_eq!(e("mate -1"), "'go mate -1': must be at least 1");
+    }
+}

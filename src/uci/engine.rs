@@ -1,0 +1,423 @@
+//! The UCI engine: reads commands on the calling thread, searches on another, and answers
+//! `isready`, `stop` and `ponderhit` at once while a search runs. Only `id`, `option`,
+//! `uciok`, `readyok`, `info` and `bestmove` lines reach stdout ([`super::output`]).
+
+use std::io::BufRead;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use shakmaty::Position;
+use shakmaty_uci::UciMessage;
+
+use super::Error;
+use super::command::{Game, parse_go, parse_position};
+use super::experience::{LastMove, Learner, book};
+use super::options::{HashChange, Options, option_lines};
+use super::output::{info_string, reporter, send};
+use crate::chess::display::diagram;
+use crate::chess::fen::fen_of;
+use crate::chess::notation::uci_move;
+use crate::chess::perft;
+use crate::chess::zobrist::hash_of;
+use crate::eval::report::eval_report;
+use crate::search::tt::TranspositionTable;
+use crate::search::{self, Limits, SearchParams, Shared};
+
+pub const ENGINE_NAME: &str = concat!("Deep Red ", env!("CARGO_PKG_VERSION"));
+pub const ENGINE_AUTHOR: &str = "the Deep Red developers";
+
+/// The UCI engine: options, current position, transposition table and the running search.
+pub struct Engine {
+    pub options: Options,
+    pub game: Game,
+    tt: Arc<TranspositionTable>,
+    shared: Arc<Shared>,
+    search: Option<JoinHandle<()>>,
+    /// True from `go` until the search thread is about to print `bestmove`: a GUI that has read
+    /// `bestmove` may send the next `go` at once, before the thread has fully ended.
+    busy: Arc<AtomicBool>,
+    debug: bool,
+    /// The game followed for learning.
+    learner: Learner,
+    /// (key of the searched position, best move) of the last search.
+    last_best: Arc<Mutex<LastMove>>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Self {
+        let options = Options::default();
+        Engine {
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            options,
+            game: Game::default(),
+            shared: Arc::new(Shared::default()),
+            search: None,
+            busy: Arc::new(AtomicBool::new(false)),
+            debug: false,
+            learner: Learner::default(),
+            last_best: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Reads commands until `quit` or end of input, then stops any search and returns.
+    pub fn run(&mut self, input: impl BufRead) {
+        for line in input.lines() {
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    info_string(&format!("error: could not read input ({e}); line ignored"));
+                    continue;
+                }
+            };
+            if !self.handle(&line) {
+                return;
+            }
+        }
+        // End of input: behave like quit.
+        self.stop_and_join();
+        self.learner.finish(&self.options, self.last_move());
+    }
+
+    fn searching(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
+    }
+
+    pub fn stop_and_join(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.pondering.store(false, Ordering::SeqCst);
+        if let Some(h) = self.search.take() {
+            let _ = h.join();
+        }
+    }
+
+    /// Handles one line. Returns false on `quit`.
+    pub fn handle(&mut self, raw: &str) -> bool {
+        let line = raw.trim();
+        if line.is_empty() {
+            return true;
+        }
+        let mut parts = line.splitn(2, char::is_whitespace);
+        let cmd = parts.next().unwrap_or("");
+        let rest = parts.next().unwrap_or("").trim();
+        match cmd {
+            "quit" => {
+                self.stop_and_join();
+                self.learner.finish(&self.options, self.last_move());
+                return false;
+            }
+            "stop" => {
+                self.shared.stop.store(true, Ordering::SeqCst);
+                self.shared.pondering.store(false, Ordering::SeqCst);
+                return true;
+            }
+            "ponderhit" => {
+                self.shared.ponderhit();
+                return true;
+            }
+            "isready" => {
+                send("readyok");
+                return true;
+            }
+            // `position` and `go` are parsed here rather than by shakmaty-uci: its FEN grammar
+            // refuses Shredder-FEN castling (Chess960 GUIs send it), and it reads
+            // `go ponder wtime ...` as a bare ponder, losing the clocks.
+            "position" => {
+                match parse_position(rest, self.options.chess960) {
+                    Ok(g) => {
+                        self.game = g;
+                        self.learner
+                            .follow(&self.options, &self.game, self.last_move());
+                    }
+                    Err(e) => info_string(&format!("error: {e}; position unchanged")),
+                }
+                return true;
+            }
+            "d" => {
+                send_multiline(&format!(
+                    "{}Fen: {}\nKey: {:016X}\nEvaluator: {}",
+                    diagram(&self.game.pos),
+                    fen_of(&self.game.pos),
+                    hash_of(&self.game.pos),
+                    self.options.evaluator.name()
+                ));
+                return true;
+            }
+            "eval" => {
+                send_multiline(&eval_report(&self.game.pos, &self.options.eval_context()));
+                return true;
+            }
+            "perft" => {
+                self.perft_command(rest);
+                return true;
+            }
+            "bench" => {
+                if self.searching() {
+                    info_string("error: bench is not possible while searching; send stop first");
+                } else {
+                    let depth = match rest.parse::<u32>() {
+                        Ok(d) if (1..=64).contains(&d) => d,
+                        _ if rest.is_empty() => search::bench::DEFAULT_DEPTH,
+                        _ => {
+                            info_string(&format!("error: bench depth '{rest}' is not 1..64"));
+                            return true;
+                        }
+                    };
+                    let r = search::bench::run(depth, 1, &self.options.evaluator, info_string);
+                    send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
+                }
+                return true;
+            }
+            "go" if rest.split_whitespace().next() == Some("perft") => {
+                let n = rest.split_whitespace().nth(1).unwrap_or("");
+                self.perft_command(n);
+                return true;
+            }
+            "go" => {
+                match parse_go(rest, &self.game.pos) {
+                    Ok((limits, warnings)) => {
+                        for w in warnings {
+                            info_string(&format!("warning: {w}"));
+                        }
+                        self.go(limits);
+                    }
+                    Err(e) => info_string(&format!("error: {e}; no search started")),
+                }
+                return true;
+            }
+            _ => {}
+        }
+        match line.parse::<UciMessage>() {
+            Ok(msg) => self.handle_message(msg, line),
+            Err(_) => {
+                // UCI: ignore unknown leading tokens and try the rest of the line.
+                let tokens: Vec<&str> = line.split_whitespace().collect();
+                for i in 1..tokens.len() {
+                    if KNOWN.contains(&tokens[i]) {
+                        info_string(&format!(
+                            "warning: ignored unknown token(s) '{}'",
+                            tokens[..i].join(" ")
+                        ));
+                        return self.handle(&tokens[i..].join(" "));
+                    }
+                }
+                if KNOWN.contains(&cmd) {
+                    info_string(&format!("error: malformed command '{line}'"));
+                } else {
+                    info_string(&format!("error: unknown command '{line}'"));
+                }
+                true
+            }
+        }
+    }
+
+    fn perft_command(&mut self, arg: &str) {
+        match arg.trim().parse::<u32>() {
+            Ok(d) if (1..=10).contains(&d) => {
+                if self.searching() {
+                    info_string("error: perft is not possible while searching; send stop first");
+                    return;
+                }
+                let total = perft::divide(&self.game.pos, d, |m, n| {
+                    info_string(&format!("{}: {n}", uci_move(m, self.options.chess960)))
+                });
+                info_string(&format!("Nodes searched: {total}"));
+            }
+            _ => info_string(&format!("error: perft depth '{arg}' is not 1..10")),
+        }
+    }
+
+    fn handle_message(&mut self, msg: UciMessage, line: &str) -> bool {
+        match msg {
+            UciMessage::Uci => {
+                send(&format!("id name {ENGINE_NAME}"));
+                send(&format!("id author {ENGINE_AUTHOR}"));
+                for o in option_lines() {
+                    send(&o);
+                }
+                send("uciok");
+            }
+            UciMessage::Debug(on) => self.debug = on,
+            UciMessage::Register { .. } => {}
+            UciMessage::UciNewGame => {
+                self.stop_and_join();
+                self.learner.finish(&self.options, self.last_move());
+                self.tt.clear();
+                self.game = Game::default();
+            }
+            UciMessage::SetOption { name, value } => {
+                if self.searching() {
+                    info_string(&format!(
+                        "error: option '{name}' not changed: a search is running (send stop first)"
+                    ));
+                } else if let Err(e) = self.set_option(&name, value.as_deref()) {
+                    info_string(&format!("error: {e}"));
+                } else if self.debug {
+                    info_string(&format!("option '{name}' set"));
+                }
+            }
+            UciMessage::Stop | UciMessage::PonderHit | UciMessage::IsReady | UciMessage::Quit => {
+                unreachable!("handled before parsing")
+            }
+            UciMessage::Position { .. } | UciMessage::Go { .. } => {
+                unreachable!("handled before parsing")
+            }
+            _ => info_string(&format!("error: '{line}' is not an engine command")),
+        }
+        true
+    }
+
+    /// `setoption`: sets one option and applies what it changes.
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), Error> {
+        let lname = name.trim().to_ascii_lowercase();
+        if lname == "evaluator" {
+            // Scores of different evaluators do not mix in the hash table (cleared even when the
+            // new evaluator cannot be had: the experience evaluator then falls back to pst).
+            self.tt.clear();
+        }
+        if lname == "experiencefile" && value.is_some_and(|v| !v.trim().is_empty()) {
+            // The game followed is learned into the store it started with.
+            self.learner.finish(&self.options, self.last_move());
+        }
+        let applied = self.options.set(name, value)?;
+        for note in &applied.notes {
+            info_string(note);
+        }
+        match applied.hash {
+            HashChange::Keep => {}
+            HashChange::Clear => self.tt.clear(),
+            HashChange::Resize(mb) => self.tt = Arc::new(TranspositionTable::new(mb)),
+        }
+        Ok(())
+    }
+
+    /// The last `bestmove` (position key and move).
+    fn last_move(&self) -> LastMove {
+        *self.last_best.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn go(&mut self, limits: Limits) {
+        if self.searching() {
+            info_string("error: a search is already running; send stop first");
+            return;
+        }
+        if self.options.experience_book
+            && !limits.infinite
+            && !limits.ponder
+            && limits.searchmoves.is_empty()
+            && let Some((m, note)) = book(&self.options, &self.game.pos)
+        {
+            info_string(&note);
+            *self.last_best.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((hash_of(&self.game.pos), m));
+            send(&format!(
+                "info depth 0 score cp 0 pv {}",
+                uci_move(m, self.options.chess960)
+            ));
+            send(&format!("bestmove {}", uci_move(m, self.options.chess960)));
+            return;
+        }
+        if let Some(h) = self.search.take() {
+            let _ = h.join();
+        }
+        let params = SearchParams {
+            root: self.game.pos.clone(),
+            history: self.game.history.clone(),
+            threads: self.options.threads,
+            multipv: self.options.multipv,
+            move_overhead: self.options.move_overhead,
+            chess960: self.options.chess960,
+            evaluator: self.options.evaluator.clone(),
+            reporter: Some(reporter(self.options.chess960)),
+            limits,
+        };
+        let shared = self.shared.clone();
+        shared.stop.store(false, Ordering::SeqCst);
+        shared
+            .pondering
+            .store(params.limits.ponder, Ordering::SeqCst);
+        shared.reset_clock();
+        let tt = self.tt.clone();
+        let busy = self.busy.clone();
+        busy.store(true, Ordering::SeqCst);
+        let last_best = self.last_best.clone();
+        self.search = Some(std::thread::spawn(move || {
+            run_search(&params, &shared, &tt, &busy, &last_best)
+        }));
+    }
+}
+
+/// Command words that start a UCI line (used to skip unknown leading tokens).
+const KNOWN: &[&str] = &[
+    "uci",
+    "debug",
+    "isready",
+    "setoption",
+    "register",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "quit",
+    "d",
+    "eval",
+    "perft",
+    "bench",
+];
+
+fn send_multiline(text: &str) {
+    for l in text.lines() {
+        info_string(l);
+    }
+}
+
+/// The search thread: searches, waits for `stop` or `ponderhit` in infinite/ponder mode, then
+/// answers `bestmove`.
+fn run_search(
+    params: &SearchParams,
+    shared: &Shared,
+    tt: &TranspositionTable,
+    busy: &AtomicBool,
+    last_best: &Mutex<LastMove>,
+) {
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
+    let result = match outcome {
+        Ok(r) => Some(r),
+        Err(_) => {
+            info_string("error: internal search failure; playing the first legal move");
+            None
+        }
+    };
+    // In infinite and ponder mode, bestmove waits for stop (or ponderhit).
+    while !shared.stop.load(Ordering::SeqCst)
+        && (params.limits.infinite || shared.pondering.load(Ordering::SeqCst))
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let (best, ponder) = match result {
+        Some(r) => (r.best, r.ponder),
+        None => (params.root.legal_moves().first().copied(), None),
+    };
+    *last_best.lock().unwrap_or_else(|e| e.into_inner()) = best.map(|m| (hash_of(&params.root), m));
+    busy.store(false, Ordering::SeqCst);
+    match best {
+        None => send("bestmove 0000"),
+        Some(b) => match ponder {
+            Some(p) => send(&format!(
+                "bestmove {} ponder {}",
+                uci_move(b, params.chess960),
+                uci_move(p, params.chess960)
+            )),
+            None => send(&format!("bestmove {}", uci_move(b, params.chess960))),
+        },
+    }
+}

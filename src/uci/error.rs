@@ -1,0 +1,67 @@
+//! Why a UCI command or option value was refused (sent as `info string error: ...`; the
+//! previous state stays).
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    // `position`
+    #[error("expected 'position startpos' or 'position fen <FEN>'")]
+    PositionSyntax,
+    #[error(transparent)]
+    Fen(#[from] crate::chess::Error),
+    #[error("move {number} '{text}' is not a UCI move")]
+    NotAMove { number: usize, text: String },
+    #[error("move {number} '{text}' is illegal in {fen}")]
+    IllegalMove {
+        number: usize,
+        text: String,
+        fen: String,
+    },
+
+    // `go`
+    #[error("'go {word}' needs a number")]
+    GoNeedsNumber { word: String },
+    #[error("'go {word} {value}': not a whole number")]
+    GoNotANumber { word: String, value: String },
+    #[error("'go {word} {value}': must be at least 1")]
+    GoTooSmall { word: String, value: i64 },
+
+    // `setoption`
+    #[error("option '{name}' needs a value")]
+    NeedsValue { name: String },
+    #[error("option '{name}': '{value}' is not a number")]
+    NotANumber { name: String, value: String },
+    #[error("option '{name}': {value} is outside {min}..{max}; unchanged")]
+    OutOfRange {
+        name: String,
+        value: i64,
+        min: i64,
+        max: i64,
+    },
+    #[error("option '{name}' takes true or false")]
+    NotABool { name: String },
+    #[error(
+        "option 'Hash': {mb} MB is more than this machine can spare ({available} MB available); unchanged"
+    )]
+    HashTooLarge { mb: usize, available: u64 },
+    #[error("option 'ExperienceFile' needs a file name")]
+    NeedsFileName,
+    #[error("unknown option '{name}'")]
+    UnknownOption { name: String },
+    /// An evaluator that cannot be had; the current one stays.
+    #[error("{source}; Evaluator stays {current}")]
+    EvaluatorKept {
+        source: crate::eval::Error,
+        current: String,
+    },
+    /// A net file that cannot be used; the current evaluator and file stay.
+    #[error("{source}; EvalFile unchanged, Evaluator stays {current}")]
+    EvalFileKept {
+        source: crate::eval::Error,
+        current: String,
+    },
+    /// The experience evaluator's store could not be read: back to pst.
+    #[error("{source}; Evaluator is pst")]
+    EvaluatorReset { source: crate::eval::Error },
+    #[error(transparent)]
+    Evaluator(#[from] crate::eval::Error),
+}

@@ -1,0 +1,321 @@
+//! The UCI options: their values, the `option` lines of the `uci` answer, and `setoption`
+//! checked and applied (a bad value is refused and the previous one stays).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::Error;
+use crate::eval::{self, Evaluator};
+use crate::experience::store::DEFAULT_FILE;
+
+/// Option limits (also used by the command line).
+pub const HASH_MAX_MB: i64 = 32768;
+pub const THREADS_MAX: i64 = 256;
+pub const MULTIPV_MAX: i64 = 256;
+/// The `EvalFile` value that means `nets/<evaluator>.safetensors`.
+pub const EVAL_FILE_AUTO: &str = "auto";
+
+/// Values of the UCI options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub move_overhead: u64,
+    pub chess960: bool,
+    pub evaluator: Evaluator,
+    /// Name of the evaluator chosen (kept to reload it when its data changes).
+    pub evaluator_name: String,
+    /// The experience evaluator when it is the one chosen (learned games are added to it).
+    pub experience_eval: Option<Arc<eval::experience::ExperienceEval>>,
+    pub experience_file: PathBuf,
+    pub learning: bool,
+    pub experience_book: bool,
+    pub experience_min_games: u32,
+    /// `EvalFile`: the net of the neural evaluator; `None` for `nets/<evaluator>.safetensors`.
+    pub eval_file: Option<PathBuf>,
+    /// A neural evaluator asked for whose net could not be loaded: setting `EvalFile` retries it.
+    pub pending_net: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead: 20,
+            chess960: false,
+            evaluator: eval::default_evaluator(),
+            evaluator_name: "pst".to_string(),
+            experience_eval: None,
+            experience_file: DEFAULT_FILE.into(),
+            learning: false,
+            experience_book: false,
+            experience_min_games: 10,
+            eval_file: None,
+            pending_net: None,
+        }
+    }
+}
+
+/// What the engine must do to its transposition table after an option changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HashChange {
+    Keep,
+    /// Scores of another evaluator must not mix with the old ones.
+    Clear,
+    /// A table of this many MB.
+    Resize(usize),
+}
+
+/// What setting an option did besides changing its value.
+#[derive(Debug)]
+pub struct Applied {
+    /// Lines for the user (`info string`).
+    pub notes: Vec<String>,
+    pub hash: HashChange,
+}
+
+impl Options {
+    /// Where evaluators find their data.
+    pub fn eval_context(&self) -> eval::EvalContext {
+        eval::EvalContext {
+            experience_file: self.experience_file.clone(),
+            experience_min_games: self.experience_min_games,
+            eval_file: self.eval_file.clone(),
+        }
+    }
+
+    /// `setoption name <name> value <value>`: checks and sets one option.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Applied, Error> {
+        let mut applied = Applied {
+            notes: Vec::new(),
+            hash: HashChange::Keep,
+        };
+        let spin = |min: i64, max: i64| -> Result<i64, Error> {
+            let v = value.ok_or_else(|| Error::NeedsValue {
+                name: name.to_string(),
+            })?;
+            let n: i64 = v.trim().parse().map_err(|_| Error::NotANumber {
+                name: name.to_string(),
+                value: v.to_string(),
+            })?;
+            if n < min || n > max {
+                return Err(Error::OutOfRange {
+                    name: name.to_string(),
+                    value: n,
+                    min,
+                    max,
+                });
+            }
+            Ok(n)
+        };
+        let check = || -> Result<bool, Error> {
+            match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+                Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                _ => Err(Error::NotABool {
+                    name: name.to_string(),
+                }),
+            }
+        };
+        match name.trim().to_ascii_lowercase().as_str() {
+            "hash" => {
+                let mb = spin(1, HASH_MAX_MB)? as usize;
+                if let Some(available) = available_memory_mb()
+                    && mb as u64 > available * 8 / 10
+                {
+                    return Err(Error::HashTooLarge { mb, available });
+                }
+                if mb != self.hash_mb {
+                    applied.hash = HashChange::Resize(mb);
+                    self.hash_mb = mb;
+                }
+            }
+            "threads" => self.threads = spin(1, THREADS_MAX)? as usize,
+            "multipv" => self.multipv = spin(1, MULTIPV_MAX)? as usize,
+            "clear hash" => applied.hash = HashChange::Clear,
+            "ponder" => self.ponder = check()?,
+            "move overhead" => self.move_overhead = spin(0, 5000)? as u64,
+            "uci_chess960" => self.chess960 = check()?,
+            "evaluator" => {
+                let v = value.ok_or_else(|| Error::NeedsValue {
+                    name: "Evaluator".to_string(),
+                })?;
+                let name = v.trim().to_ascii_lowercase();
+                if name == "experience" {
+                    self.pending_net = None;
+                    self.evaluator_name = name;
+                    self.reload_data_evaluator(&mut applied)?;
+                } else if eval::uses_net(&name) {
+                    match eval::by_name_with(&name, &self.eval_context()) {
+                        Ok(e) => {
+                            let file = self.eval_file.clone();
+                            self.use_net_evaluator(e, &name, file, &mut applied);
+                        }
+                        Err(source) => {
+                            self.pending_net = Some(name);
+                            return Err(Error::EvaluatorKept {
+                                source,
+                                current: self.evaluator_name.clone(),
+                            });
+                        }
+                    }
+                } else {
+                    self.evaluator = eval::by_name_with(v.trim(), &self.eval_context())?;
+                    self.evaluator_name = name;
+                    self.experience_eval = None;
+                    self.pending_net = None;
+                }
+                // Scores of different evaluators do not mix in the hash table.
+                applied.hash = HashChange::Clear;
+            }
+            "evalfile" => {
+                let v = value.map(str::trim).unwrap_or("");
+                let file =
+                    if v.is_empty() || v.eq_ignore_ascii_case(EVAL_FILE_AUTO) || v == "<empty>" {
+                        None
+                    } else {
+                        Some(PathBuf::from(v))
+                    };
+                // The neural evaluator asked for last: one whose net was missing, else the
+                // current one.
+                let target = self.pending_net.clone().or_else(|| {
+                    eval::uses_net(&self.evaluator_name).then(|| self.evaluator_name.clone())
+                });
+                match target {
+                    // Used when a neural evaluator is chosen.
+                    None => self.eval_file = file,
+                    Some(name) => {
+                        let mut ctx = self.eval_context();
+                        ctx.eval_file = file.clone();
+                        match eval::by_name_with(&name, &ctx) {
+                            Ok(e) => {
+                                applied.hash = HashChange::Clear;
+                                self.use_net_evaluator(e, &name, file, &mut applied);
+                            }
+                            Err(source) => {
+                                return Err(Error::EvalFileKept {
+                                    source,
+                                    current: self.evaluator_name.clone(),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            "experiencefile" => {
+                let v = value
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())
+                    .ok_or(Error::NeedsFileName)?;
+                self.experience_file = v.into();
+                self.reload_data_evaluator(&mut applied)?;
+            }
+            "learning" => self.learning = check()?,
+            "experiencebook" => self.experience_book = check()?,
+            "experiencemingames" => {
+                self.experience_min_games = spin(1, 1_000_000)? as u32;
+                self.reload_data_evaluator(&mut applied)?;
+            }
+            _ => {
+                return Err(Error::UnknownOption {
+                    name: name.to_string(),
+                });
+            }
+        }
+        Ok(applied)
+    }
+
+    fn use_net_evaluator(
+        &mut self,
+        e: Evaluator,
+        name: &str,
+        file: Option<PathBuf>,
+        applied: &mut Applied,
+    ) {
+        if let Some(d) = e.description() {
+            applied.notes.push(format!("Evaluator {name}: {d}"));
+        }
+        self.evaluator = e;
+        self.evaluator_name = name.to_string();
+        self.eval_file = file;
+        self.experience_eval = None;
+        self.pending_net = None;
+    }
+
+    /// Reloads an evaluator that reads the experience store after its options changed.
+    fn reload_data_evaluator(&mut self, applied: &mut Applied) -> Result<(), Error> {
+        if self.evaluator_name == "experience" {
+            let e = match eval::experience_evaluator(&self.eval_context()) {
+                Ok(e) => e,
+                Err(source) => {
+                    // Keep a working evaluator: back to pst.
+                    self.evaluator = eval::default_evaluator();
+                    self.evaluator_name = "pst".to_string();
+                    self.experience_eval = None;
+                    return Err(Error::EvaluatorReset { source });
+                }
+            };
+            applied.notes.push(format!(
+                "experience evaluator: {} known positions from '{}'",
+                e.positions(),
+                self.experience_file.display()
+            ));
+            self.evaluator = Evaluator::Scalar(e.clone());
+            self.experience_eval = Some(e);
+        }
+        Ok(())
+    }
+}
+
+/// `MemAvailable` from /proc/meminfo in MB (None where there is no such file).
+fn available_memory_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// The `option` lines of the `uci` answer.
+pub fn option_lines() -> Vec<String> {
+    let d = Options::default();
+    vec![
+        format!(
+            "option name Hash type spin default {} min 1 max {HASH_MAX_MB}",
+            d.hash_mb
+        ),
+        format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
+        "option name Clear Hash type button".to_string(),
+        format!("option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"),
+        "option name Ponder type check default false".to_string(),
+        format!(
+            "option name Move Overhead type spin default {} min 0 max 5000",
+            d.move_overhead
+        ),
+        "option name UCI_Chess960 type check default false".to_string(),
+        format!(
+            "option name ExperienceFile type string default {}",
+            d.experience_file.display()
+        ),
+        "option name Learning type check default false".to_string(),
+        "option name ExperienceBook type check default false".to_string(),
+        format!(
+            "option name ExperienceMinGames type spin default {} min 1 max 1000000",
+            d.experience_min_games
+        ),
+        format!("option name EvalFile type string default {EVAL_FILE_AUTO}"),
+        format!(
+            "option name Evaluator type combo default {} {}",
+            d.evaluator.name(),
+            eval::EVALUATOR_NAMES
+                .iter()
+                .map(|n| format!("var {n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    ]
+}
