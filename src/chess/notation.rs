@@ -199,6 +199,24 @@ pub fn numbered_san(pos: &Chess, m: Move) -> String {
     format!("{}{dots} {}", pos.fullmoves(), san_of(pos, m))
 }
 
+/// The moves of a line of UCI moves from `start` (tests of every layer use it).
+#[cfg(test)]
+pub(crate) fn uci_line(start: &Chess, moves: &str) -> Vec<Move> {
+    let mut pos = start.clone();
+    moves
+        .split_whitespace()
+        .map(|t| {
+            let m = t
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+                .unwrap_or_else(|| panic!("'{t}' is no legal move here"));
+            pos.play_unchecked(m);
+            m
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -142,18 +142,12 @@ pub fn is_rule_draw(pos: &Chess, keys: &[u64]) -> bool {
 mod tests {
     use super::*;
     use crate::chess::fen::parse_fen;
-    use shakmaty::uci::UciMove;
+    use crate::chess::notation::uci_line;
 
     fn game(fen: Option<&str>, moves: &str) -> (Chess, Vec<Move>) {
         let start = fen.map_or_else(Chess::default, |f| parse_fen(f, false).unwrap());
-        let mut pos = start.clone();
-        let mut out = Vec::new();
-        for t in moves.split_whitespace() {
-            let m = t.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-            pos.play_unchecked(m);
-            out.push(m);
-        }
-        (start, out)
+        let moves = uci_line(&start, moves);
+        (start, moves)
     }
 
     #[test]

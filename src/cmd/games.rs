@@ -2,9 +2,7 @@
 
 use std::process::ExitCode;
 
-use deepred::eval;
-
-use super::{fail, parse_options, position_arg};
+use super::{evaluator_arg, fail, parse_options, position_arg};
 use crate::cli::{HumanSide, MatchArgs, PlayArgs, SelfplayArgs};
 
 pub fn selfplay(a: SelfplayArgs) -> ExitCode {
@@ -25,11 +23,7 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         max_plies,
     } = a;
     use deepred::games::selfplay;
-    let ctx = eval::EvalContext {
-        experience_file: db.clone(),
-        ..Default::default()
-    };
-    let ev = match eval::by_name_with(&evaluator, &ctx) {
+    let ev = match evaluator_arg(&evaluator, &db) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
@@ -219,11 +213,7 @@ pub fn play(a: PlayArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let ctx = eval::EvalContext {
-        experience_file: db.clone(),
-        ..Default::default()
-    };
-    let ev = match eval::by_name_with(&evaluator, &ctx) {
+    let ev = match evaluator_arg(&evaluator, &db) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };

@@ -56,19 +56,11 @@ impl Tracked {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::notation::uci_line;
     use crate::chess::rules::GameResult;
-    use shakmaty::uci::UciMove;
 
     fn game(moves: &str) -> (Chess, Vec<Move>) {
-        let start = Chess::default();
-        let mut pos = start.clone();
-        let mut out = Vec::new();
-        for t in moves.split_whitespace() {
-            let m = t.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-            pos.play_unchecked(m);
-            out.push(m);
-        }
-        (start, out)
+        (Chess::default(), uci_line(&Chess::default(), moves))
     }
 
     #[test]

@@ -125,36 +125,27 @@ pub fn wilson_lower_bound(p: f64, n: u64) -> f64 {
     (p + z2 / (2.0 * n) - z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt()) / (1.0 + z2 / n)
 }
 
+/// A game from the start position, for tests.
+#[cfg(test)]
+pub(crate) fn test_game(moves: &[&str], result: GameResult) -> GameRecord {
+    GameRecord {
+        source: "test".into(),
+        white: "w".into(),
+        black: "b".into(),
+        date: "2026.11.21".into(),
+        result,
+        start: Chess::default(),
+        moves: crate::chess::notation::uci_line(&Chess::default(), &moves.join(" ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn game(moves: &[&str], result: GameResult) -> GameRecord {
-        let mut pos = Chess::default();
-        let mut ms = Vec::new();
-        for u in moves {
-            let m = u
-                .parse::<shakmaty::uci::UciMove>()
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
-            pos.play_unchecked(m);
-            ms.push(m);
-        }
-        GameRecord {
-            source: "test".into(),
-            white: "w".into(),
-            black: "b".into(),
-            date: "2026.11.21".into(),
-            result,
-            start: Chess::default(),
-            moves: ms,
-        }
-    }
-
     #[test]
     fn repeated_position_counts_once_per_game() {
-        let g = game(
+        let g = test_game(
             &["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"],
             GameResult::Draw,
         );

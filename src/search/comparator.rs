@@ -26,6 +26,7 @@ use super::params::{
     COMPARATOR_ORDER_CAPTURE, COMPARATOR_ORDER_KILLER, COMPARATOR_ORDER_PROMOTION,
     COMPARATOR_ORDER_TABLE, COMPARATOR_QDEPTH as QDEPTH, MVV_ATTACKER_DIV, MVV_VICTIM_MUL,
 };
+use super::pv::PvTable;
 use super::time::TimeBudget;
 use super::tt::encode_move;
 use super::types::{Event, Line, SearchParams, SearchResult, Shared};
@@ -81,7 +82,7 @@ struct Searcher<'a> {
     control: Control<'a>,
     seldepth: usize,
     keys: Vec<u64>,
-    pv: Vec<Vec<Move>>,
+    pv: PvTable,
     killers: Vec<[u16; 2]>,
     move_table: Vec<(u64, u16)>,
     cmp_cache: Vec<(u64, u64, f32)>,
@@ -177,14 +178,6 @@ impl<'a> Searcher<'a> {
         scored.into_iter().map(|(_, m)| m).collect()
     }
 
-    fn update_pv(&mut self, ply: usize, m: Move) {
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
-        let line = &mut head[ply];
-        line.clear();
-        line.push(m);
-        line.extend_from_slice(&tail[0]);
-    }
-
     /// Folds child value `v` of move `m` into (best, alpha, beta); true on a cutoff.
     #[allow(clippy::too_many_arguments)]
     fn consider(
@@ -212,7 +205,7 @@ impl<'a> Searcher<'a> {
             return false;
         }
         if pv {
-            self.update_pv(ply, m);
+            self.pv.update(ply, m);
         }
         let bound_moved = if white {
             let moved = self.better(&v, alpha);
@@ -241,7 +234,7 @@ impl<'a> Searcher<'a> {
         mut beta: Val,
     ) -> Val {
         self.control.count_node();
-        self.pv[ply].clear();
+        self.pv.clear(ply);
         if self.control.stopped {
             return Val::Draw;
         }
@@ -447,7 +440,7 @@ pub fn search(
         ),
         seldepth: 0,
         keys: params.history.clone(),
-        pv: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+        pv: PvTable::new(),
         killers: vec![[0; 2]; MAX_PLY + 1],
         move_table: vec![(0, 0); MOVE_TABLE],
         cmp_cache: vec![(0, 0, 0.0); CMP_CACHE],
@@ -472,7 +465,7 @@ pub fn search(
     let start = Instant::now();
     for depth in 1..=max_depth {
         s.seldepth = 0;
-        s.pv[0].clear();
+        s.pv.clear(0);
         let mut alpha = Val::Lo;
         let mut beta = Val::Hi;
         let mut best: Option<(Val, Move)> = None;
@@ -495,7 +488,7 @@ pub fn search(
             let before = best.as_ref().map(|b| b.1);
             s.consider(white, v, m, 0, &mut best, &mut alpha, &mut beta, true);
             if best.as_ref().map(|b| b.1) != before {
-                best_pv = s.pv[0].clone();
+                best_pv = s.pv.line(0).to_vec();
             }
         }
         // A partial iteration counts when its best move was searched (the previous best is

@@ -12,6 +12,7 @@ pub mod comparator;
 mod control;
 mod ordering;
 pub mod params;
+mod pv;
 pub mod time;
 pub mod tt;
 mod types;

@@ -25,6 +25,35 @@ pub struct TtEntry {
     pub bound: Bound,
 }
 
+impl Bound {
+    /// The bound of a node's best score: a fail high, an exact score (alpha was raised), or a
+    /// fail low.
+    #[inline]
+    pub fn of(best: i32, alpha: i32, orig_alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if alpha > orig_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
+impl TtEntry {
+    /// The entry's score at `ply` when its bound settles the window `(alpha, beta)`.
+    #[inline]
+    pub fn cutoff(&self, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+        let s = score_from_tt(self.score, ply);
+        let usable = match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => s >= beta,
+            Bound::Upper => s <= alpha,
+        };
+        usable.then_some(s)
+    }
+}
+
 #[derive(Default)]
 struct Slot {
     key: AtomicU64,

@@ -9,8 +9,9 @@ use shakmaty::{Chess, Move, Position, Role};
 use super::control::Control;
 use super::ordering::{History, OrderKeys, Quiets, pick, piece_index, score_captures};
 use super::params::*;
+use super::pv::PvTable;
 use super::time::TimeBudget;
-use super::tt::{Bound, TranspositionTable, encode_move, score_from_tt, score_to_tt};
+use super::tt::{Bound, TranspositionTable, encode_move, score_to_tt};
 use super::types::{Event, Limits, Line, SearchParams, SearchResult, Shared};
 use crate::chess::rules::{dead_material, is_rule_draw};
 use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, value};
@@ -37,7 +38,7 @@ pub(super) struct Worker<'a> {
     seldepth: usize,
     frames: Vec<Frame>,
     history: History,
-    pv: Vec<Vec<Move>>,
+    pv: PvTable,
     /// Move-ordering keys per ply (kept here so that nodes do not copy 2 KB arrays around).
     order: Vec<OrderKeys>,
     keys: Vec<u64>,
@@ -74,7 +75,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             frames: vec![Frame::default(); MAX_PLY + 4],
             history: History::new(),
-            pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            pv: PvTable::new(),
             order: vec![[0; 256]; MAX_PLY + 4],
             keys: history.to_vec(),
             root_excluded: Vec::new(),
@@ -99,14 +100,6 @@ impl<'a> Worker<'a> {
         is_rule_draw(pos, &self.keys)
     }
 
-    fn update_pv(&mut self, ply: usize, m: Move) {
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
-        let line = &mut head[ply];
-        line.clear();
-        line.push(m);
-        line.extend_from_slice(&tail[0]);
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
@@ -120,7 +113,7 @@ impl<'a> Worker<'a> {
     ) -> i32 {
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
-        self.pv[ply].clear();
+        self.pv.clear(ply);
         let in_check = pos.is_check();
         if in_check {
             depth += 1; // check extension
@@ -159,16 +152,9 @@ impl<'a> Worker<'a> {
         if let Some(e) = tt_entry
             && !pv_node
             && e.depth >= depth
+            && let Some(s) = e.cutoff(ply, alpha, beta)
         {
-            let s = score_from_tt(e.score, ply);
-            let usable = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if usable {
-                return s;
-            }
+            return s;
         }
 
         let static_eval = if in_check {
@@ -368,7 +354,7 @@ impl<'a> Worker<'a> {
                 if score > alpha {
                     alpha = score;
                     if pv_node {
-                        self.update_pv(ply, m);
+                        self.pv.update(ply, m);
                     }
                     if score >= beta {
                         if quiet {
@@ -401,13 +387,7 @@ impl<'a> Worker<'a> {
             return if root { alpha } else { static_eval.max(alpha) };
         }
         if !root || self.root_excluded.is_empty() {
-            let bound = if best_score >= beta {
-                Bound::Lower
-            } else if alpha > orig_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = Bound::of(best_score, alpha, orig_alpha, beta);
             let code = best_move.map_or(0, |m| encode_move(&m));
             let code = if bound == Bound::Upper { 0 } else { code };
             self.tt.store(
@@ -430,7 +410,7 @@ impl<'a> Worker<'a> {
         if ply > self.seldepth {
             self.seldepth = ply;
         }
-        self.pv[ply].clear();
+        self.pv.clear(ply);
         let in_check = pos.is_check();
         if pos.halfmoves() >= 100 || dead_material(pos) {
             return 0;
@@ -446,16 +426,9 @@ impl<'a> Worker<'a> {
         let tt_entry = self.tt.probe(hash);
         if let Some(e) = tt_entry
             && !pv_node
+            && let Some(s) = e.cutoff(ply, alpha, beta)
         {
-            let s = score_from_tt(e.score, ply);
-            let usable = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if usable {
-                return s;
-            }
+            return s;
         }
         let mut best_score;
         let stand_pat;
@@ -524,7 +497,7 @@ impl<'a> Worker<'a> {
                     alpha = score;
                     best_move = Some(m);
                     if pv_node {
-                        self.update_pv(ply, m);
+                        self.pv.update(ply, m);
                     }
                     if score >= beta {
                         break;
@@ -532,13 +505,7 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if alpha > orig_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best_score, alpha, orig_alpha, beta);
         let code = best_move.map_or(0, |m| encode_move(&m));
         self.tt.store(
             hash,
@@ -616,7 +583,7 @@ impl<'a> Worker<'a> {
                 if self.control.stopped && depth > 1 {
                     break;
                 }
-                let pv = self.pv[0].clone();
+                let pv = self.pv.line(0).to_vec();
                 let Some(&first) = pv.first() else { break };
                 prev_scores[pv_idx] = score;
                 self.root_excluded.push(first);

@@ -3,12 +3,23 @@
 
 pub mod accuracy;
 pub mod data;
+#[cfg(feature = "torch")]
+mod deepchess;
+#[cfg(feature = "torch")]
+mod deeppink;
 mod error;
+#[cfg(feature = "torch")]
+mod export;
+#[cfg(feature = "torch")]
+mod fit;
 pub mod plot;
+#[cfg(feature = "torch")]
+mod run;
 
 pub use error::Error;
 #[cfg(feature = "torch")]
-mod torch;
-
+pub use export::{export_torchscript, tch_outputs};
 #[cfg(feature = "torch")]
-pub use torch::*;
+pub use fit::train;
+#[cfg(feature = "torch")]
+pub use run::{EpochLog, TrainOptions};

@@ -184,7 +184,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{Chess, Position};
+    use crate::experience::records::test_game;
+    use shakmaty::Chess;
 
     fn temp(name: &str) -> std::path::PathBuf {
         let p = std::env::temp_dir().join(format!(
@@ -195,39 +196,16 @@ mod tests {
         p
     }
 
-    fn game(moves: &[&str], result: GameResult) -> GameRecord {
-        let mut pos = Chess::default();
-        let mut ms = Vec::new();
-        for u in moves {
-            let m = u
-                .parse::<shakmaty::uci::UciMove>()
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
-            pos.play_unchecked(m);
-            ms.push(m);
-        }
-        GameRecord {
-            source: "test".into(),
-            white: "w".into(),
-            black: "b".into(),
-            date: "2026.11.21".into(),
-            result,
-            start: Chess::default(),
-            moves: ms,
-        }
-    }
-
     #[test]
     fn learns_counts_and_dedupes_games() {
         let path = temp("learn");
         let mut s = Store::open(&path).unwrap();
-        let g = game(&["e2e4", "e7e5", "g1f3"], GameResult::WhiteWins);
+        let g = test_game(&["e2e4", "e7e5", "g1f3"], GameResult::WhiteWins);
         assert_eq!(s.learn_game(g.clone()).unwrap(), Learned::New { rows: 3 });
         assert_eq!(s.learn_game(g).unwrap(), Learned::AlreadyKnown);
-        s.learn_game(game(&["e2e4", "c7c5"], GameResult::Draw))
+        s.learn_game(test_game(&["e2e4", "c7c5"], GameResult::Draw))
             .unwrap();
-        s.learn_game(game(&["d2d4"], GameResult::BlackWins))
+        s.learn_game(test_game(&["d2d4"], GameResult::BlackWins))
             .unwrap();
         let start = s.moves_from(&Chess::default()).unwrap();
         assert_eq!(start.len(), 2);

@@ -1,0 +1,38 @@
+//! The triangular table of principal variations: the best line found from every ply.
+
+use shakmaty::Move;
+
+use crate::chess::score::MAX_PLY;
+
+pub(super) struct PvTable {
+    lines: Vec<Vec<Move>>,
+}
+
+impl PvTable {
+    pub fn new() -> Self {
+        PvTable {
+            lines: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+        }
+    }
+
+    /// A node at `ply` starts with no line.
+    #[inline]
+    pub fn clear(&mut self, ply: usize) {
+        self.lines[ply].clear();
+    }
+
+    /// `m` is the best move at `ply`: its line is `m` and then the line of the next ply.
+    #[inline]
+    pub fn update(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.lines.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    /// The line found from `ply`.
+    pub fn line(&self, ply: usize) -> &[Move] {
+        &self.lines[ply]
+    }
+}

@@ -1,0 +1,326 @@
+//! DeepChess training (feature `torch`): Pos2Vec pretrained layer by layer as stacked
+//! autoencoders, then the siamese network trained end to end on pairs.
+
+use std::time::Instant;
+
+use tch::nn::{self, Module};
+use tch::{Device, Kind as TKind, Tensor};
+
+use super::data::{self, BOARD_LEN};
+use super::error::Error;
+use super::run::{
+    EpochLog, RunFiles, TrainOptions, adamw, export, feature_rows, progress, shuffled,
+    training_note, validate,
+};
+use crate::nn::net::Kind;
+
+/// The DeepChess network in tch.
+pub struct DeepChessNet {
+    pub pos2vec: Vec<nn::Linear>,
+    pub cmp: Vec<nn::Linear>,
+    /// Autoencoder decoders (pretraining only; not exported).
+    pub decoders: Vec<nn::Linear>,
+}
+
+pub const POS2VEC: [i64; 5] = [773, 600, 400, 200, 100];
+pub const CMP: [i64; 5] = [200, 400, 200, 100, 2];
+
+impl DeepChessNet {
+    pub fn new(vs: &nn::VarStore) -> Self {
+        let root = vs.root();
+        let lin = |p: nn::Path, i, o| nn::linear(p, i, o, Default::default());
+        let pos2vec = (0..4)
+            .map(|k| lin(&root / "pos2vec" / k, POS2VEC[k], POS2VEC[k + 1]))
+            .collect();
+        let cmp = (0..4)
+            .map(|k| lin(&root / "cmp" / k, CMP[k], CMP[k + 1]))
+            .collect();
+        let decoders = (0..4)
+            .map(|k| lin(&root / "ae_decoder" / k, POS2VEC[k + 1], POS2VEC[k]))
+            .collect();
+        DeepChessNet {
+            pos2vec,
+            cmp,
+            decoders,
+        }
+    }
+
+    /// Pos2Vec of a batch of 773-feature rows (float).
+    pub fn embed(&self, x: &Tensor) -> Tensor {
+        self.embed_upto(x, 4)
+    }
+
+    fn embed_upto(&self, x: &Tensor, layers: usize) -> Tensor {
+        let mut h = x.shallow_clone();
+        for l in &self.pos2vec[..layers] {
+            h = l.forward(&h).relu();
+        }
+        h
+    }
+
+    /// Comparator logits for two batches of positions.
+    pub fn logits(&self, a: &Tensor, b: &Tensor) -> Tensor {
+        self.logits_train(a, b, 0.0)
+    }
+
+    /// Logits with dropout `p` after the comparator's hidden layers (training).
+    pub fn logits_train(&self, a: &Tensor, b: &Tensor, p: f64) -> Tensor {
+        let mut h = Tensor::cat(&[self.embed(a), self.embed(b)], 1);
+        for (i, l) in self.cmp.iter().enumerate() {
+            h = l.forward(&h);
+            if i < 3 {
+                h = h.relu();
+                if p > 0.0 {
+                    h = h.dropout(p, true);
+                }
+            }
+        }
+        h
+    }
+
+    pub fn layout() -> Vec<(String, usize, usize)> {
+        crate::nn::random::layout(Kind::DeepChess)
+    }
+}
+
+pub(super) fn train_deepchess(
+    o: &TrainOptions,
+    set: &data::Dataset,
+    files: &RunFiles,
+) -> Result<String, Error> {
+    let boards: Vec<data::Board> = set.records.iter().map(|r| data::board_at(r, 0)).collect();
+    // Rows 0..n: the positions; with --mirror, rows n..2n: their mirrors.
+    let n = boards.len() as i64;
+    let x = if o.mirror {
+        let mirrored = feature_rows(&boards, 773, |b| {
+            crate::nn::features::deepchess_mirror(&data::deepchess_features(b))
+        });
+        Tensor::cat(
+            &[
+                feature_rows(&boards, 773, data::deepchess_features),
+                mirrored,
+            ],
+            0,
+        )
+    } else {
+        feature_rows(&boards, 773, data::deepchess_features)
+    };
+    let (mut tw, mut tb, mut vw, mut vb) = (vec![], vec![], vec![], vec![]);
+    for (i, r) in set.records.iter().enumerate() {
+        let (result, split) = (r[BOARD_LEN], r[BOARD_LEN + 1]);
+        match (split, result) {
+            (0, 1) => tw.push(i as i64),
+            (0, 2) => tb.push(i as i64),
+            (1, 1) => vw.push(i as i64),
+            (1, 2) => vb.push(i as i64),
+            _ => {
+                return Err(Error::NoData(format!(
+                    "'{}': bad record {i}",
+                    o.data.display()
+                )));
+            }
+        }
+    }
+    if o.mirror {
+        // A mirrored White win is a Black win, and the other way round.
+        let (mw, mb): (Vec<i64>, Vec<i64>) = (
+            tb.iter().map(|i| i + n).collect(),
+            tw.iter().map(|i| i + n).collect(),
+        );
+        tw.extend(mw);
+        tb.extend(mb);
+    }
+    if tw.is_empty() || tb.is_empty() || vw.is_empty() || vb.is_empty() {
+        return Err(Error::NoData(format!(
+            "'{}' needs positions of White wins and Black wins in both splits (train {}+{}, validation {}+{})",
+            o.data.display(),
+            tw.len(),
+            tb.len(),
+            vw.len(),
+            vb.len()
+        )));
+    }
+    let dev = o.device;
+    let mut vs = nn::VarStore::new(dev);
+    let net = DeepChessNet::new(&vs);
+    let (mut stage, mut done, mut lr) = ("ae0".to_string(), 0usize, o.lr);
+    if o.resume {
+        (stage, done, lr) = files.load(&mut vs)?;
+    }
+    let batch = o.batch.max(16) as i64;
+    let xf = |idx: &Tensor| x.index_select(0, idx).to_kind(TKind::Float).to_device(dev);
+    let train_rows: Vec<i64> = tw.iter().chain(&tb).copied().collect();
+    // Stage 1: stacked autoencoders, layer by layer.
+    let ae_stage = |s: &str| s.strip_prefix("ae").and_then(|k| k.parse::<usize>().ok());
+    let first_layer = ae_stage(&stage).unwrap_or(4);
+    for layer in first_layer..4 {
+        let start_epoch = if ae_stage(&stage) == Some(layer) {
+            done + 1
+        } else {
+            1
+        };
+        let mut opt = adamw(&vs, o.lr, o.weight_decay)?;
+        for epoch in start_epoch..=o.ae_epochs {
+            let t0 = Instant::now();
+            let idx = shuffled(&train_rows, o.seed ^ (layer as u64 * 1000 + epoch as u64));
+            let n = idx.size()[0];
+            let bar = progress(
+                n as u64,
+                o.quiet,
+                &format!("autoencoder {} epoch {epoch}/{}", layer + 1, o.ae_epochs),
+            );
+            let (mut sum, mut count) = (0.0, 0.0);
+            let mut i = 0;
+            while i < n {
+                let b = idx.narrow(0, i, batch.min(n - i));
+                let input = tch::no_grad(|| net.embed_upto(&xf(&b), layer));
+                let code = net.pos2vec[layer].forward(&input).relu();
+                let recon = net.decoders[layer].forward(&code);
+                let loss = recon.mse_loss(&input, tch::Reduction::Mean);
+                opt.backward_step(&loss);
+                sum += f64::try_from(&loss).unwrap_or(f64::NAN) * b.size()[0] as f64;
+                count += b.size()[0] as f64;
+                i += batch;
+                bar.set_position(i.min(n) as u64);
+            }
+            bar.finish_and_clear();
+            let e = EpochLog {
+                stage: format!("ae{layer}"),
+                epoch,
+                train_loss: sum / count,
+                train_acc: f64::NAN,
+                val_loss: f64::NAN,
+                val_acc: f64::NAN,
+                lr: o.lr,
+                seconds: t0.elapsed().as_secs_f64(),
+            };
+            files.log(&e)?;
+            files.save(&vs, &e.stage, epoch, lr)?;
+            if !o.quiet {
+                eprintln!(
+                    "autoencoder {} epoch {epoch}: reconstruction loss {:.5} ({:.0} s)",
+                    layer + 1,
+                    e.train_loss,
+                    e.seconds
+                );
+            }
+        }
+        stage = format!("ae{layer}");
+        done = o.ae_epochs;
+    }
+    // Stage 2: the siamese network, end to end, on pairs re-drawn every epoch.
+    let start_epoch = if stage == "main" { done + 1 } else { 1 };
+    if stage != "main" {
+        lr = o.lr;
+    }
+    let mut opt = adamw(&vs, lr, o.weight_decay)?;
+    // Fixed validation pairs.
+    let val_pairs = (vw.len().min(vb.len()) * 4).clamp(1, 200_000) as i64;
+    let pick = |rows: &[i64], n: i64, seed: u64| {
+        tch::manual_seed(seed as i64);
+        let at = Tensor::randint(rows.len() as i64, [n], (TKind::Int64, Device::Cpu));
+        Tensor::from_slice(rows).index_select(0, &at)
+    };
+    let (va, vbb) = (
+        pick(&vw, val_pairs, o.seed ^ 1),
+        pick(&vb, val_pairs, o.seed ^ 2),
+    );
+    tch::manual_seed((o.seed ^ 3) as i64);
+    let vswap = Tensor::randint(2, [val_pairs], (TKind::Int64, Device::Cpu));
+    let pairs = if o.pairs == 0 {
+        tw.len().min(tb.len())
+    } else {
+        o.pairs
+    } as i64;
+    let mut best = files.best_val_acc();
+    for epoch in start_epoch..=o.epochs {
+        let t0 = Instant::now();
+        opt.set_lr(lr);
+        let ws = pick(&tw, pairs, o.seed ^ (epoch as u64 * 7 + 100));
+        let bs = pick(&tb, pairs, o.seed ^ (epoch as u64 * 7 + 101));
+        tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 102)) as i64);
+        let swap = Tensor::randint(2, [pairs], (TKind::Int64, Device::Cpu));
+        let bar = progress(
+            pairs as u64,
+            o.quiet,
+            &format!("siamese epoch {epoch}/{}", o.epochs),
+        );
+        let (mut loss_sum, mut correct, mut count) = (0.0, 0.0, 0.0);
+        let mut i = 0;
+        while i < pairs {
+            let len = batch.min(pairs - i);
+            let (a, b, y) = pair_batch(&ws, &bs, &swap, i, len);
+            let logits = net.logits_train(&xf(&a), &xf(&b), o.dropout);
+            let y = y.to_device(dev);
+            let loss = logits.cross_entropy_for_logits(&y);
+            opt.backward_step(&loss);
+            let n = len as f64;
+            loss_sum += f64::try_from(&loss).unwrap_or(f64::NAN) * n;
+            correct += f64::try_from(&logits.accuracy_for_logits(&y)).unwrap_or(0.0) * n;
+            count += n;
+            i += batch;
+            bar.set_position(i.min(pairs) as u64);
+        }
+        bar.finish_and_clear();
+        let (val_loss, val_acc) = validate(val_pairs as usize, |i, len| {
+            let (a, b, y) = pair_batch(&va, &vbb, &vswap, i as i64, len as i64);
+            let logits = net.logits(&xf(&a), &xf(&b));
+            let y = y.to_device(dev);
+            (
+                logits.cross_entropy_for_logits(&y),
+                logits.accuracy_for_logits(&y),
+            )
+        });
+        let e = EpochLog::main(
+            epoch,
+            (loss_sum / count, correct / count),
+            (val_loss, val_acc),
+            lr,
+            t0,
+        );
+        if !files.end_epoch(&vs, &e, &mut lr, o, &mut best)? {
+            continue; // the net file keeps the best epoch so far
+        }
+        let acc = format!("{:.2}% (held-out pairs, epoch {epoch})", 100.0 * val_acc);
+        export(
+            &vs,
+            Kind::DeepChess,
+            &DeepChessNet::layout(),
+            &[
+                ("games", o.games_note.clone()),
+                ("validation_accuracy", acc),
+                ("training", training_note(o, epoch)),
+            ],
+            &o.out,
+        )?;
+    }
+    Ok(files.summary(
+        &format!(
+            "DeepChess: {} train positions, {} validation positions",
+            tw.len() + tb.len(),
+            vw.len() + vb.len()
+        ),
+        best,
+        &o.out,
+    ))
+}
+
+/// Rows `i..i+len` of a pair list: (first, second, label) with label 0 when the first is the
+/// White-won position (it is better for White), 1 when the pair was swapped.
+pub(super) fn pair_batch(
+    whites: &Tensor,
+    blacks: &Tensor,
+    swap: &Tensor,
+    i: i64,
+    len: i64,
+) -> (Tensor, Tensor, Tensor) {
+    let w = whites.narrow(0, i, len);
+    let b = blacks.narrow(0, i, len);
+    let s = swap.narrow(0, i, len);
+    let m = s.eq(1);
+    (
+        w.where_self(&m.logical_not(), &b),
+        b.where_self(&m.logical_not(), &w),
+        s,
+    )
+}
