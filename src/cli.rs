@@ -23,6 +23,9 @@ pub enum Cmd {
     Bench(BenchArgs),
     /// Count the leaf nodes of the legal move tree.
     Perft(PerftArgs),
+    /// Print the search's tunable parameters as an OpenBench SPSA input (one
+    /// `name, int, default, min, max, c_end, r_end` line each); each is a UCI option too.
+    Spsa,
     /// Every evaluator's view of a position.
     Eval(EvalArgs),
     /// Training positions from PGN games for DeepChess or Deep Pink (binary DRDSET01 file).

@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         None | Some(Cmd::Uci) => engine::uci(),
         Some(Cmd::Bench(a)) => engine::bench(a),
         Some(Cmd::Perft(a)) => engine::perft(a),
+        Some(Cmd::Spsa) => engine::spsa(),
         Some(Cmd::Eval(a)) => engine::eval(a),
         Some(Cmd::Dataset(a)) => nets::dataset(a),
         Some(Cmd::Train(a)) => nets::train(*a),

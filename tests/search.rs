@@ -7,6 +7,7 @@ use deepred::chess::notation::uci_move;
 use deepred::chess::score::MATE;
 use deepred::search::tt::TranspositionTable;
 use deepred::search::{Limits, SearchParams, Shared, search};
+use shakmaty::Position;
 
 fn best(fen: &str, depth: u32) -> (String, i32) {
     let pos = parse_fen(fen, false).unwrap();
@@ -103,4 +104,36 @@ fn lazy_smp_threads_agree_on_a_tactic() {
     params.threads = 2;
     let r = search(&params, &Shared::default(), &tt);
     assert_eq!(uci_move(r.best.unwrap(), false), "d5c7");
+}
+
+/// The tunables steer the search: the defaults are the search as tuned, another reduction
+/// table searches another tree (and still finds a legal move).
+#[test]
+fn tunables_change_the_search_and_defaults_do_not() {
+    use deepred::search::params::Tunables;
+    use std::sync::Arc;
+    let pos = parse_fen(
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        false,
+    )
+    .unwrap();
+    let run = |t: Tunables| {
+        let tt = TranspositionTable::new(16);
+        let shared = Shared::default();
+        let mut params = SearchParams::new(pos.clone(), Limits::depth(8));
+        params.tunables = Arc::new(t);
+        search(&params, &shared, &tt)
+    };
+    let default = run(Tunables::default());
+    assert_eq!(
+        run(Tunables::default()).nodes,
+        default.nodes,
+        "deterministic"
+    );
+    let mut t = Tunables::default();
+    t.set("LmrDivisor", 150).unwrap();
+    t.set("FutilityBase", 300).unwrap();
+    let other = run(t);
+    assert_ne!(other.nodes, default.nodes);
+    assert!(pos.legal_moves().contains(&other.best.unwrap()));
 }

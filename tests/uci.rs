@@ -638,3 +638,56 @@ fn survives_thousands_of_random_and_mutated_lines() {
     let status = e.quit();
     assert!(status.success());
 }
+
+/// Every search tunable is a `spin` option with its bounds, as `deepred spsa` lists it; values
+/// in range change the search (node count at a fixed depth), values out of range are refused.
+#[test]
+fn search_tunables_are_options() {
+    let (ok, spsa, _) = common::deepred(&["spsa"]);
+    assert!(ok);
+    let specs: Vec<Vec<String>> = spsa
+        .lines()
+        .map(|l| l.split(", ").map(str::to_string).collect())
+        .collect();
+    assert!(specs.len() >= 30, "{spsa}");
+    let mut e = Uci::start();
+    e.send("uci");
+    let lines = e.until(SECS(10), |l| l == "uciok");
+    for s in &specs {
+        assert_eq!(s.len(), 7, "{s:?}");
+        assert_eq!(s[1], "int");
+        let want = format!(
+            "option name {} type spin default {} min {} max {}",
+            s[0], s[2], s[3], s[4]
+        );
+        assert!(lines.contains(&want), "missing {want}");
+    }
+    let nodes = |e: &mut Uci| {
+        e.send("ucinewgame");
+        e.send("position startpos moves e2e4 e7e5 g1f3");
+        e.send("go depth 9");
+        let (_, lines) = e.bestmove(SECS(60));
+        let last = lines
+            .iter()
+            .rev()
+            .find(|l| l.contains(" nodes "))
+            .unwrap()
+            .clone();
+        let w: Vec<&str> = last.split_whitespace().collect();
+        let i = w.iter().position(|x| *x == "nodes").unwrap();
+        w[i + 1].parse::<u64>().unwrap()
+    };
+    let before = nodes(&mut e);
+    assert_eq!(nodes(&mut e), before, "the same search again");
+    e.send("setoption name LmrDivisor value 150");
+    e.send("setoption name RfpMargin value 10000");
+    let l = e.until(SECS(5), |l| l.starts_with("info string"));
+    assert!(
+        l.last().unwrap().contains("outside 20..200"),
+        "out of range: {l:?}"
+    );
+    assert_ne!(nodes(&mut e), before, "LmrDivisor took effect");
+    e.send(&format!("setoption name LmrDivisor value {}", 225));
+    assert_eq!(nodes(&mut e), before, "back to the default");
+    e.quit();
+}

@@ -32,6 +32,11 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+pub fn spsa() -> ExitCode {
+    print!("{}", deepred::search::params::spsa_input());
+    ExitCode::SUCCESS
+}
+
 pub fn perft(a: PerftArgs) -> ExitCode {
     let pos = match position_arg(a.fen, a.chess960) {
         Ok(p) => p,

@@ -22,9 +22,7 @@ use shakmaty::{Chess, Color, Move, MoveList, Position, Square};
 
 use super::control::Control;
 use super::params::{
-    COMPARATOR_CMP_CACHE as CMP_CACHE, COMPARATOR_MOVE_TABLE as MOVE_TABLE, COMPARATOR_NODE_FLUSH,
-    COMPARATOR_ORDER_CAPTURE, COMPARATOR_ORDER_KILLER, COMPARATOR_ORDER_PROMOTION,
-    COMPARATOR_ORDER_TABLE, COMPARATOR_QDEPTH as QDEPTH, MVV_ATTACKER_DIV, MVV_VICTIM_MUL,
+    COMPARATOR_CMP_CACHE as CMP_CACHE, COMPARATOR_MOVE_TABLE as MOVE_TABLE, Tunables,
 };
 use super::pv::PvTable;
 use super::time::TimeBudget;
@@ -37,8 +35,8 @@ use crate::chess::zobrist::{hash_of, play};
 use crate::eval::ComparatorEvaluator;
 
 /// MVV-LVA ordering value of a capture.
-fn mvv_lva(m: &Move) -> i32 {
-    m.capture().map_or(0, value) * MVV_VICTIM_MUL - value(m.role()) / MVV_ATTACKER_DIV
+fn mvv_lva(t: &Tunables, m: &Move) -> i32 {
+    m.capture().map_or(0, value) * t.mvv_victim_mul - value(m.role()) / t.mvv_attacker_div
 }
 
 /// A position reached by the search.
@@ -79,6 +77,7 @@ impl Val {
 
 struct Searcher<'a> {
     eval: &'a dyn ComparatorEvaluator,
+    t: &'a Tunables,
     control: Control<'a>,
     seldepth: usize,
     keys: Vec<u64>,
@@ -159,15 +158,15 @@ impl<'a> Searcher<'a> {
             .map(|m| {
                 let code = encode_move(m);
                 let s = if code == tm {
-                    COMPARATOR_ORDER_TABLE
+                    self.t.comparator_order_table
                 } else if m.is_capture() {
-                    COMPARATOR_ORDER_CAPTURE + mvv_lva(m)
+                    self.t.comparator_order_capture + mvv_lva(self.t, m)
                 } else if m.is_promotion() {
-                    COMPARATOR_ORDER_PROMOTION
+                    self.t.comparator_order_promotion
                 } else if code == killers[0] {
-                    COMPARATOR_ORDER_KILLER
+                    self.t.comparator_order_killer
                 } else if code == killers[1] {
-                    COMPARATOR_ORDER_KILLER - 1_000
+                    self.t.comparator_order_killer - 1_000
                 } else {
                     0
                 };
@@ -297,7 +296,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Captures that do not lose material (by SEE), then only recaptures on that square, up to
-    /// [`QDEPTH`] plies: the comparator cannot bound a capture tree the way a score does, so it is
+    /// `ComparatorQDepth` plies: the comparator cannot bound a capture tree the way a score does, so it is
     /// kept narrow.
     #[allow(clippy::too_many_arguments)]
     fn quiesce(
@@ -316,7 +315,8 @@ impl<'a> Searcher<'a> {
         }
         let stand = self.leaf(pos, hash);
         let white = pos.turn() == Color::White;
-        if qdepth >= QDEPTH || pos.is_check() || ply >= MAX_PLY - 2 {
+        if qdepth >= self.t.comparator_qdepth.max(0) as u32 || pos.is_check() || ply >= MAX_PLY - 2
+        {
             return stand;
         }
         let turn = pos.turn();
@@ -327,7 +327,7 @@ impl<'a> Searcher<'a> {
                     && recapture.is_none_or(|(sq, _)| m.to() == sq)
                     && see::see_ge(pos.board(), turn, m, 0)
             })
-            .map(|m| (mvv_lva(m), *m))
+            .map(|m| (mvv_lva(self.t, m), *m))
             .collect();
         if captures.is_empty() {
             return stand;
@@ -430,13 +430,14 @@ pub fn search(
 ) -> SearchResult {
     let mut s = Searcher {
         eval,
+        t: &params.tunables,
         control: Control::new(
             shared,
             None,
             &params.limits,
             budget,
             true,
-            COMPARATOR_NODE_FLUSH,
+            params.tunables.comparator_node_flush as u64,
         ),
         seldepth: 0,
         keys: params.history.clone(),

@@ -56,7 +56,11 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
             lines: Vec::new(),
         };
     }
-    let budget = time::budget(&params.limits.clock(root.turn()), params.move_overhead);
+    let budget = time::budget(
+        &params.limits.clock(root.turn()),
+        params.move_overhead,
+        &params.tunables,
+    );
     let budget = if params.limits.infinite { None } else { budget };
     let scalar: Arc<dyn ScalarEvaluator> = match &params.evaluator {
         Evaluator::Scalar(e) => e.clone(),
@@ -64,21 +68,11 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
             return comparator::search(params, c.as_ref(), shared, root_moves, budget);
         }
     };
-    let limits = &params.limits;
     let threads = params.threads.max(1);
     let helpers_stop = AtomicBool::new(false);
     let helpers_stop = &helpers_stop;
     let run_worker = |id: usize| {
-        let mut w = Worker::new(
-            id,
-            shared,
-            helpers_stop,
-            tt,
-            &*scalar,
-            limits,
-            budget,
-            &params.history,
-        );
+        let mut w = Worker::new(id, shared, helpers_stop, tt, &*scalar, params, budget);
         w.root_allowed = root_moves.clone();
         w.iterate(params, &root_moves)
     };

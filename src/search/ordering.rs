@@ -4,10 +4,7 @@
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
-use super::params::{
-    HISTORY_BONUS_MAX, HISTORY_BONUS_MUL, HISTORY_MAX, MVV_ATTACKER_DIV, MVV_VICTIM_MUL,
-    ORDER_BAD_CAPTURE, ORDER_COUNTER, ORDER_GOOD_CAPTURE, ORDER_KILLER, ORDER_TT,
-};
+use super::params::Tunables;
 use super::tt::encode_move;
 use crate::chess::movegen::Captures;
 use crate::chess::score::value;
@@ -24,8 +21,8 @@ pub(super) fn piece_index(color: Color, role: Role) -> usize {
 
 /// MVV-LVA: the most valuable victim first, the least valuable attacker among equals.
 #[inline]
-fn mvv_lva(victim: Role, attacker: Role) -> i32 {
-    value(victim) * MVV_VICTIM_MUL - value(attacker) / MVV_ATTACKER_DIV
+pub(super) fn mvv_lva(t: &Tunables, victim: Role, attacker: Role) -> i32 {
+    value(victim) * t.mvv_victim_mul - value(attacker) / t.mvv_attacker_div
 }
 
 /// Takes the next move in order from `keys[..n]`: the first few by selection (cut nodes rarely
@@ -108,8 +105,10 @@ impl History {
 
     /// Scores `moves` into `keys` and returns how many there are. `killers` are this ply's,
     /// `prev` the (piece index, target square) of the move that led here.
+    #[allow(clippy::too_many_arguments)]
     pub fn score_moves(
         &self,
+        t: &Tunables,
         pos: &Chess,
         moves: &MoveList,
         tt_move: u16,
@@ -122,27 +121,27 @@ impl History {
         for (i, m) in moves.iter().enumerate() {
             let code = encode_move(m);
             let score = if code == tt_move {
-                ORDER_TT
+                t.order_tt
             } else if let Some(victim) = m.capture() {
-                let mvv = mvv_lva(victim, m.role());
+                let mvv = mvv_lva(t, victim, m.role());
                 let promo = m.promotion().map_or(0, value);
                 if see::see_ge(pos.board(), turn, m, 0) {
-                    ORDER_GOOD_CAPTURE + mvv + promo
+                    t.order_good_capture + mvv + promo
                 } else {
-                    ORDER_BAD_CAPTURE + mvv
+                    t.order_bad_capture + mvv
                 }
             } else if let Some(p) = m.promotion() {
                 if p == Role::Queen {
-                    ORDER_GOOD_CAPTURE + value(p)
+                    t.order_good_capture + value(p)
                 } else {
-                    ORDER_BAD_CAPTURE + value(p)
+                    t.order_bad_capture + value(p)
                 }
             } else if code == killers[0] {
-                ORDER_KILLER + 1
+                t.order_killer + 1
             } else if code == killers[1] {
-                ORDER_KILLER
+                t.order_killer
             } else if code == counter {
-                ORDER_COUNTER
+                t.order_counter
             } else {
                 self.scores[piece_index(turn, m.role())][usize::from(m.to())]
             };
@@ -154,8 +153,10 @@ impl History {
 
     /// A quiet move `best` caused a cutoff at `depth`: it becomes a killer and the counter move
     /// of `prev`, its history rises and that of the other quiet moves tried falls.
+    #[allow(clippy::too_many_arguments)]
     pub fn reward(
         &mut self,
+        t: &Tunables,
         turn: Color,
         best: Move,
         quiets: &Quiets,
@@ -171,22 +172,22 @@ impl History {
         if let Some((p, to)) = prev {
             self.counters[p][to] = code;
         }
-        let bonus = (depth * depth * HISTORY_BONUS_MUL).min(HISTORY_BONUS_MAX);
+        let bonus = (depth * depth * t.history_bonus_mul).min(t.history_bonus_max);
         let best_code = quiet_code(turn, &best);
         for &q in &quiets.list[..quiets.len] {
             let h = &mut self.scores[usize::from(q >> 6)][usize::from(q & 63)];
             let b = if q == best_code { bonus } else { -bonus };
-            *h += b - *h * b.abs() / HISTORY_MAX;
+            *h += b - *h * b.abs() / t.history_max;
         }
     }
 }
 
 /// Orders the captures and promotions of a quiescence node into `keys`.
-pub(super) fn score_captures(moves: &Captures, keys: &mut OrderKeys) {
+pub(super) fn score_captures(t: &Tunables, moves: &Captures, keys: &mut OrderKeys) {
     for (i, m) in moves.iter().enumerate() {
         let victim = m.capture().map_or(0, value);
         let promo = m.promotion().map_or(0, value);
-        let score = victim * MVV_VICTIM_MUL + promo - value(m.role()) / MVV_ATTACKER_DIV;
+        let score = victim * t.mvv_victim_mul + promo - value(m.role()) / t.mvv_attacker_div;
         keys[i] = (i64::from(score) << 8) | i as i64;
     }
     best_first(keys, moves.len());

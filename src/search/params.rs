@@ -1,121 +1,279 @@
-//! Every number the search decides by, named in one place: pruning margins and depths,
-//! reductions, aspiration windows, move-ordering tiers, history updates, how often node counts
-//! are flushed and limits checked. Depths are in plies, margins in centipawns.
+//! Every number the search decides by, named in one place and tunable: pruning margins and
+//! depths, reductions, aspiration windows, move-ordering tiers, history updates, time shares,
+//! how often node counts are flushed. Each is a UCI option of the same name (a `spin`) and a line
+//! of an OpenBench SPSA input (`name, int, default, min, max, c_end, r_end`, see
+//! [`spsa_input`]). Depths are in plies, margins in centipawns, shares in percent; the defaults
+//! are the values the engine was tuned with, and with them the search is the same to the node.
 
-use std::sync::LazyLock;
+/// One tunable: its option name, default, bounds and the SPSA step at the end of a tuning run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    /// SPSA's `c_end`: the perturbation size at the end of the run.
+    pub c_end: i32,
+}
 
-// Aspiration windows.
-/// Iterations from this depth on start with a window around the previous score.
-pub const ASPIRATION_MIN_DEPTH: i32 = 5;
-/// Half-width of the first window.
-pub const ASPIRATION_DELTA: i32 = 20;
-/// After a fail the window grows by `delta / ASPIRATION_GROWTH_DIV` (here: by half).
-pub const ASPIRATION_GROWTH_DIV: i32 = 2;
-/// Past this half-width the window opens fully.
-pub const ASPIRATION_MAX_DELTA: i32 = 1000;
+/// SPSA's `r_end` (the learning rate at the end of the run) for every tunable.
+pub const R_END: f64 = 0.002;
 
-// Reverse futility pruning (static null move).
-/// Deepest remaining depth it applies to.
-pub const RFP_MAX_DEPTH: i32 = 8;
-/// Margin per ply of remaining depth (one ply less when the evaluation is improving).
-pub const RFP_MARGIN: i32 = 75;
+macro_rules! tunables {
+    ($( $(#[doc = $doc:literal])* $field:ident: $name:literal = $default:literal,
+        $min:literal..=$max:literal, $c_end:literal; )*) => {
+        /// The values of the tunables a search runs with.
+        #[derive(Clone, Debug)]
+        pub struct Tunables {
+            $( $(#[doc = $doc])* pub $field: i32, )*
+            /// Base late move reductions by depth and move number (from `lmr_base`/`lmr_divisor`).
+            lmr: [[u8; 64]; 64],
+        }
 
-// Null-move pruning.
-pub const NMP_MIN_DEPTH: i32 = 3;
-/// Reduction: `NMP_BASE + depth / NMP_DEPTH_DIV + min((eval - beta) / NMP_EVAL_DIV, NMP_EVAL_MAX)`.
-pub const NMP_BASE: i32 = 3;
-pub const NMP_DEPTH_DIV: i32 = 4;
-pub const NMP_EVAL_DIV: i32 = 200;
-pub const NMP_EVAL_MAX: i32 = 3;
+        impl Default for Tunables {
+            fn default() -> Self {
+                let mut t = Tunables {
+                    $( $field: $default, )*
+                    lmr: [[0; 64]; 64],
+                };
+                t.build_lmr();
+                t
+            }
+        }
 
-/// Internal iterative reduction: a PV or cut node without a hash move from this depth on is
-/// searched one ply shallower.
-pub const IIR_MIN_DEPTH: i32 = 4;
+        /// Every tunable, in the order of the `uci` answer.
+        pub const SPECS: &[Spec] = &[
+            $( Spec { name: $name, default: $default, min: $min, max: $max, c_end: $c_end }, )*
+        ];
 
-// Shallow-depth pruning of later moves (never the first, never when mated, never a check).
-/// Deepest remaining depth where late move, futility and SEE pruning apply.
-pub const PRUNE_MAX_DEPTH: i32 = 6;
-/// Late move pruning: quiet moves tried at most `(LMP_BASE + depth^2) / (improving ? 1 : 2)`.
-pub const LMP_BASE: i32 = 3;
-/// Futility pruning of a quiet move: `eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha`.
-pub const FUTILITY_BASE: i32 = 100;
-pub const FUTILITY_PER_DEPTH: i32 = 90;
-/// SEE pruning of a losing capture: it must not lose more than this per ply of depth.
-pub const SEE_MARGIN_PER_DEPTH: i32 = 90;
+        impl Tunables {
+            fn slot(&mut self, name: &str) -> Option<&mut i32> {
+                $( if name.eq_ignore_ascii_case($name) { return Some(&mut self.$field); } )*
+                None
+            }
 
-// Late move reductions.
-pub const LMR_MIN_DEPTH: i32 = 3;
-/// Moves searched at full depth before reductions start.
-pub const LMR_MIN_MOVES: usize = 2;
-/// Base reduction: `LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR`.
-pub const LMR_BASE: f64 = 0.75;
-pub const LMR_DIVISOR: f64 = 2.25;
-/// History score worth one ply less (or more) of reduction.
-pub const LMR_HISTORY_DIV: i32 = 6000;
+            /// The value of the tunable called `name` (case-insensitive).
+            pub fn get(&self, name: &str) -> Option<i32> {
+                $( if name.eq_ignore_ascii_case($name) { return Some(self.$field); } )*
+                None
+            }
+        }
+    };
+}
 
-/// The base reduction by depth and move number, both capped at 63.
-pub static LMR: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
-    let mut t = [[0u8; 64]; 64];
-    for (d, row) in t.iter_mut().enumerate().skip(1) {
-        for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as u8;
+tunables! {
+    // Aspiration windows.
+    /// Iterations from this depth on start with a window around the previous score.
+    aspiration_min_depth: "AspirationMinDepth" = 5, 1..=20, 1;
+    /// Half-width of the first window.
+    aspiration_delta: "AspirationDelta" = 20, 1..=200, 3;
+    /// After a fail the window grows by `delta / aspiration_growth_div`.
+    aspiration_growth_div: "AspirationGrowthDiv" = 2, 1..=8, 1;
+    /// Past this half-width the window opens fully.
+    aspiration_max_delta: "AspirationMaxDelta" = 1000, 100..=5000, 100;
+
+    // Reverse futility pruning (static null move).
+    /// Deepest remaining depth it applies to.
+    rfp_max_depth: "RfpMaxDepth" = 8, 1..=16, 1;
+    /// Margin per ply of remaining depth (one ply less when the evaluation is improving).
+    rfp_margin: "RfpMargin" = 75, 20..=200, 8;
+
+    // Null-move pruning: reduction `base + depth / depth_div + min((eval - beta) / eval_div, eval_max)`.
+    nmp_min_depth: "NmpMinDepth" = 3, 1..=8, 1;
+    nmp_base: "NmpBase" = 3, 1..=6, 1;
+    nmp_depth_div: "NmpDepthDiv" = 4, 1..=12, 1;
+    nmp_eval_div: "NmpEvalDiv" = 200, 50..=600, 20;
+    nmp_eval_max: "NmpEvalMax" = 3, 0..=6, 1;
+
+    /// Internal iterative reduction: a PV or cut node without a hash move from this depth on is
+    /// searched one ply shallower.
+    iir_min_depth: "IirMinDepth" = 4, 2..=12, 1;
+
+    // Shallow-depth pruning of later moves (never the first, never when mated, never a check).
+    /// Deepest remaining depth where late move, futility and SEE pruning apply.
+    prune_max_depth: "PruneMaxDepth" = 6, 1..=12, 1;
+    /// Late move pruning: quiet moves tried at most `(lmp_base + depth^2) / (improving ? 1 : 2)`.
+    lmp_base: "LmpBase" = 3, 0..=12, 1;
+    /// Futility pruning of a quiet move: `eval + futility_base + futility_per_depth * depth <= alpha`.
+    futility_base: "FutilityBase" = 100, 0..=400, 15;
+    futility_per_depth: "FutilityPerDepth" = 90, 20..=250, 10;
+    /// SEE pruning of a losing capture: it must not lose more than this per ply of depth.
+    see_margin_per_depth: "SeeMarginPerDepth" = 90, 20..=250, 10;
+
+    // Late move reductions.
+    lmr_min_depth: "LmrMinDepth" = 3, 1..=8, 1;
+    /// Moves searched at full depth before reductions start.
+    lmr_min_moves: "LmrMinMoves" = 2, 1..=8, 1;
+    /// Base reduction `lmr_base / 100 + ln(depth) * ln(move number) / (lmr_divisor / 100)`.
+    lmr_base: "LmrBase" = 75, 0..=200, 8;
+    lmr_divisor: "LmrDivisor" = 225, 100..=500, 15;
+    /// History score worth one ply less (or more) of reduction.
+    lmr_history_div: "LmrHistoryDiv" = 6000, 1000..=20000, 500;
+
+    /// Quiescence delta pruning: a capture that cannot lift the standing score within this of
+    /// alpha is skipped.
+    qs_delta_margin: "QsDeltaMargin" = 200, 0..=600, 20;
+
+    // Move ordering: tiers of the ordering score (history scores lie between the counter move
+    // and the bad captures).
+    order_tt: "OrderTt" = 4_000_000, 3_000_001..=8_000_000, 100_000;
+    order_good_capture: "OrderGoodCapture" = 2_000_000, 1_000_001..=3_000_000, 50_000;
+    order_killer: "OrderKiller" = 1_000_000, 900_001..=1_999_999, 25_000;
+    order_counter: "OrderCounter" = 900_000, 16_385..=999_999, 25_000;
+    order_bad_capture: "OrderBadCapture" = -2_000_000, -4_000_000..=-16_385, 50_000;
+    /// Captures by MVV-LVA: `victim * mvv_victim_mul - attacker / mvv_attacker_div`.
+    mvv_victim_mul: "MvvVictimMul" = 8, 1..=32, 1;
+    mvv_attacker_div: "MvvAttackerDiv" = 16, 1..=64, 2;
+
+    // History heuristic.
+    /// History scores stay within ±history_max (gravity).
+    history_max: "HistoryMax" = 16384, 1024..=65536, 1024;
+    /// Bonus of a cutoff: `min(depth^2 * history_bonus_mul, history_bonus_max)`.
+    history_bonus_mul: "HistoryBonusMul" = 8, 1..=64, 1;
+    history_bonus_max: "HistoryBonusMax" = 1600, 100..=8000, 100;
+
+    // Time management (see `time`).
+    /// Moves still to play when `go` does not say (`movestogo`), and the most ever planned for.
+    time_moves_to_go: "TimeMovesToGo" = 25, 5..=80, 2;
+    time_max_moves_to_go: "TimeMaxMovesToGo" = 50, 5..=200, 5;
+    /// Never plan to use more than this share of what is left (percent), before the last move of
+    /// a time control.
+    time_cap_percent: "TimeCapPercent" = 75, 10..=95, 3;
+    time_cap_last_percent: "TimeCapLastPercent" = 90, 10..=99, 3;
+    /// Share of the increment added to a move's target (percent).
+    time_inc_percent: "TimeIncPercent" = 75, 0..=100, 5;
+    /// Hard limit: this many times the target (within the cap).
+    time_hard_factor: "TimeHardFactor" = 4, 1..=10, 1;
+    /// Soft limit (no new iteration after it): this share of the target (percent).
+    time_soft_percent: "TimeSoftPercent" = 60, 10..=100, 5;
+
+    // Checking the limits.
+    /// Nodes a search thread counts before it adds them to the shared count and checks the limits.
+    node_flush: "NodeFlush" = 256, 1..=65536, 16;
+    /// The same for the comparator search, whose nodes are far slower.
+    comparator_node_flush: "ComparatorNodeFlush" = 16, 1..=4096, 2;
+
+    // The comparator (DeepChess) search.
+    /// Quiescence plies at most.
+    comparator_qdepth: "ComparatorQDepth" = 4, 0..=16, 1;
+    /// Ordering scores of the comparator search: table move, captures (plus MVV-LVA),
+    /// promotions, killers (the second killer 1,000 less).
+    comparator_order_table: "ComparatorOrderTable" = 1_000_000, 500_000..=2_000_000, 25_000;
+    comparator_order_capture: "ComparatorOrderCapture" = 100_000, 60_000..=400_000, 5_000;
+    comparator_order_promotion: "ComparatorOrderPromotion" = 90_000, 51_001..=99_999, 2_000;
+    comparator_order_killer: "ComparatorOrderKiller" = 50_000, 1_001..=59_999, 2_000;
+}
+
+/// Entries of the comparator search's best-move table (a size, not a tuning parameter).
+pub const COMPARATOR_MOVE_TABLE: usize = 1 << 18;
+/// Entries of the comparator search's comparison cache.
+pub const COMPARATOR_CMP_CACHE: usize = 1 << 16;
+
+/// Why a tunable was not set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TuneError {
+    Unknown,
+    /// Outside `min..=max` of its spec.
+    OutOfRange(Spec),
+}
+
+impl Tunables {
+    /// Sets the tunable called `name` (case-insensitive) to `value` within its bounds.
+    pub fn set(&mut self, name: &str, value: i32) -> Result<(), TuneError> {
+        let spec = *SPECS
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+            .ok_or(TuneError::Unknown)?;
+        if !(spec.min..=spec.max).contains(&value) {
+            return Err(TuneError::OutOfRange(spec));
+        }
+        *self.slot(name).ok_or(TuneError::Unknown)? = value;
+        if spec.name.starts_with("Lmr") {
+            self.build_lmr();
+        }
+        Ok(())
+    }
+
+    /// The base reduction of move number `moves` at `depth` (both capped at 63).
+    #[inline]
+    pub fn lmr(&self, depth: i32, moves: usize) -> i32 {
+        i32::from(self.lmr[depth.clamp(0, 63) as usize][moves.min(63)])
+    }
+
+    fn build_lmr(&mut self) {
+        let base = f64::from(self.lmr_base) / 100.0;
+        let divisor = f64::from(self.lmr_divisor) / 100.0;
+        for (d, row) in self.lmr.iter_mut().enumerate() {
+            for (m, r) in row.iter_mut().enumerate() {
+                *r = if d == 0 || m == 0 {
+                    0
+                } else {
+                    (base + (d as f64).ln() * (m as f64).ln() / divisor) as u8
+                };
+            }
         }
     }
-    t
-});
+}
 
-/// Quiescence delta pruning: a capture that cannot lift the standing score within this of alpha
-/// is skipped.
-pub const QS_DELTA_MARGIN: i32 = 200;
+/// The tunables as an OpenBench SPSA input, one `name, int, default, min, max, c_end, r_end`
+/// line each.
+pub fn spsa_input() -> String {
+    SPECS
+        .iter()
+        .map(|s| {
+            format!(
+                "{}, int, {}, {}, {}, {}, {}\n",
+                s.name, s.default, s.min, s.max, s.c_end, R_END
+            )
+        })
+        .collect()
+}
 
-// Move ordering: tiers of the ordering score (history scores lie between the counter move and
-// the bad captures).
-pub const ORDER_TT: i32 = 4_000_000;
-pub const ORDER_GOOD_CAPTURE: i32 = 2_000_000;
-pub const ORDER_KILLER: i32 = 1_000_000;
-pub const ORDER_COUNTER: i32 = 900_000;
-pub const ORDER_BAD_CAPTURE: i32 = -2_000_000;
-/// Captures by MVV-LVA: `victim * MVV_VICTIM_MUL - attacker / MVV_ATTACKER_DIV`.
-pub const MVV_VICTIM_MUL: i32 = 8;
-pub const MVV_ATTACKER_DIV: i32 = 16;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-// History heuristic.
-/// History scores stay within ±HISTORY_MAX (gravity).
-pub const HISTORY_MAX: i32 = 16384;
-/// Bonus of a cutoff: `min(depth^2 * HISTORY_BONUS_MUL, HISTORY_BONUS_MAX)`.
-pub const HISTORY_BONUS_MUL: i32 = 8;
-pub const HISTORY_BONUS_MAX: i32 = 1600;
+    #[test]
+    fn defaults_are_within_their_bounds_and_names_are_unique() {
+        let t = Tunables::default();
+        for s in SPECS {
+            assert!(s.min <= s.default && s.default <= s.max, "{s:?}");
+            assert!(s.c_end > 0, "{s:?}");
+            assert_eq!(t.get(s.name), Some(s.default), "{}", s.name);
+            assert_eq!(
+                SPECS
+                    .iter()
+                    .filter(|o| o.name.eq_ignore_ascii_case(s.name))
+                    .count(),
+                1
+            );
+        }
+        assert_eq!(spsa_input().lines().count(), SPECS.len());
+        assert_eq!(
+            spsa_input().lines().next(),
+            Some("AspirationMinDepth, int, 5, 1, 20, 1, 0.002")
+        );
+    }
 
-// Checking the limits.
-/// Nodes a search thread counts before it adds them to the shared count and checks the limits.
-pub const NODE_FLUSH: u64 = 256;
-/// The same for the comparator search, whose nodes are far slower.
-pub const COMPARATOR_NODE_FLUSH: u64 = 16;
-
-// The comparator (DeepChess) search.
-/// Quiescence plies at most.
-pub const COMPARATOR_QDEPTH: u32 = 4;
-/// Entries of its best-move table.
-pub const COMPARATOR_MOVE_TABLE: usize = 1 << 18;
-/// Entries of its comparison cache.
-pub const COMPARATOR_CMP_CACHE: usize = 1 << 16;
-/// Ordering scores of the comparator search: table move, captures (plus MVV-LVA), promotions,
-/// killers.
-pub const COMPARATOR_ORDER_TABLE: i32 = 1_000_000;
-pub const COMPARATOR_ORDER_CAPTURE: i32 = 100_000;
-pub const COMPARATOR_ORDER_PROMOTION: i32 = 90_000;
-pub const COMPARATOR_ORDER_KILLER: i32 = 50_000;
-
-// Time management (see `time`): shares of the clock, as numerator / denominator.
-/// Moves still to play when `go` does not say (`movestogo`), and the most ever planned for.
-pub const TIME_MOVES_TO_GO: u32 = 25;
-pub const TIME_MAX_MOVES_TO_GO: u32 = 50;
-/// Never plan to use more than this share of what is left: (3/4, or 9/10 before a time control).
-pub const TIME_CAP: (u64, u64) = (3, 4);
-pub const TIME_CAP_LAST_MOVE: (u64, u64) = (9, 10);
-/// Share of the increment added to a move's target.
-pub const TIME_INC_SHARE: (u64, u64) = (3, 4);
-/// Hard limit: this many times the target (within the cap).
-pub const TIME_HARD_FACTOR: u64 = 4;
-/// Soft limit (no new iteration after it): this share of the target.
-pub const TIME_SOFT_SHARE: (u64, u64) = (6, 10);
+    #[test]
+    fn setting_checks_bounds_and_rebuilds_reductions() {
+        let mut t = Tunables::default();
+        // The table the search was tuned with: (0.75 + ln d ln m / 2.25) truncated.
+        assert_eq!(
+            t.lmr(10, 10),
+            (0.75 + 10f64.ln() * 10f64.ln() / 2.25) as i32
+        );
+        assert_eq!(t.lmr(1, 30), 0);
+        assert_eq!(t.lmr(200, 200), t.lmr(63, 63));
+        assert_eq!(t.set("rfpmargin", 90), Ok(()));
+        assert_eq!(t.rfp_margin, 90);
+        assert_eq!(
+            t.set("RfpMargin", 1000),
+            Err(TuneError::OutOfRange(SPECS[5]))
+        );
+        assert_eq!(t.rfp_margin, 90);
+        assert_eq!(t.set("NoSuchThing", 1), Err(TuneError::Unknown));
+        t.set("LmrDivisor", 100).unwrap();
+        assert_eq!(t.lmr(10, 10), (0.75 + 10f64.ln() * 10f64.ln()) as i32);
+    }
+}

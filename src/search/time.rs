@@ -1,9 +1,6 @@
 //! Time management: how long to think, and when to stop.
 
-use super::params::{
-    TIME_CAP, TIME_CAP_LAST_MOVE, TIME_HARD_FACTOR, TIME_INC_SHARE, TIME_MAX_MOVES_TO_GO,
-    TIME_MOVES_TO_GO, TIME_SOFT_SHARE,
-};
+use super::params::Tunables;
 
 /// What `go` said about time (milliseconds).
 #[derive(Clone, Debug, Default)]
@@ -26,7 +23,7 @@ pub struct TimeBudget {
 /// `overhead` is the `Move Overhead` option: time lost between the GUI's clock and ours.
 /// The hard limit never exceeds what is left on the clock minus the overhead, so a search that
 /// obeys it never loses on time.
-pub fn budget(clock: &Clock, overhead: u64) -> Option<TimeBudget> {
+pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> {
     if let Some(mt) = clock.movetime {
         let t = mt.saturating_sub(overhead).max(1);
         return Some(TimeBudget {
@@ -39,20 +36,20 @@ pub fn budget(clock: &Clock, overhead: u64) -> Option<TimeBudget> {
     let mtg = u64::from(
         clock
             .movestogo
-            .unwrap_or(TIME_MOVES_TO_GO)
-            .clamp(1, TIME_MAX_MOVES_TO_GO),
+            .unwrap_or(t.time_moves_to_go.max(1) as u32)
+            .clamp(1, t.time_max_moves_to_go.max(1) as u32),
     );
-    let share = |x: u64, (num, den): (u64, u64)| x * num / den;
+    let share = |x: u64, percent: i32| x * percent.max(0) as u64 / 100;
     // Never plan to use more than this share of what is left.
     let cap = if mtg == 1 {
-        share(avail, TIME_CAP_LAST_MOVE)
+        share(avail, t.time_cap_last_percent)
     } else {
-        share(avail, TIME_CAP)
+        share(avail, t.time_cap_percent)
     }
     .max(1);
-    let target = (avail / mtg + share(clock.inc, TIME_INC_SHARE)).min(cap);
-    let hard = (target * TIME_HARD_FACTOR).min(cap).max(1);
-    let soft = share(target, TIME_SOFT_SHARE).clamp(1, hard);
+    let target = (avail / mtg + share(clock.inc, t.time_inc_percent)).min(cap);
+    let hard = (target * t.time_hard_factor.max(1) as u64).min(cap).max(1);
+    let soft = share(target, t.time_soft_percent).clamp(1, hard);
     Some(TimeBudget {
         soft_ms: soft,
         hard_ms: hard,
@@ -70,7 +67,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            budget(&c, 50),
+            budget(&c, 50, &Tunables::default()),
             Some(TimeBudget {
                 soft_ms: 950,
                 hard_ms: 950
@@ -89,7 +86,7 @@ mod tests {
                         movestogo: mtg,
                         movetime: None,
                     };
-                    let b = budget(&c, 10).unwrap();
+                    let b = budget(&c, 10, &Tunables::default()).unwrap();
                     assert!(b.soft_ms <= b.hard_ms);
                     assert!(
                         b.hard_ms <= time.saturating_sub(10).max(1),
@@ -102,6 +99,6 @@ mod tests {
 
     #[test]
     fn no_clock_no_budget() {
-        assert_eq!(budget(&Clock::default(), 10), None);
+        assert_eq!(budget(&Clock::default(), 10, &Tunables::default()), None);
     }
 }

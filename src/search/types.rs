@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use shakmaty::{Chess, Color, Move};
 
+use super::params::Tunables;
 use super::time::Clock;
 use crate::eval::Evaluator;
 
@@ -104,6 +105,8 @@ pub struct SearchParams {
     pub evaluator: Evaluator,
     /// Told about every finished iteration (`None` for `bench` and internal searches).
     pub reporter: Option<Reporter>,
+    /// The search's tunable parameters (`Default`: the tuned values).
+    pub tunables: Arc<Tunables>,
 }
 
 impl SearchParams {
@@ -118,6 +121,7 @@ impl SearchParams {
             chess960: false,
             evaluator: crate::eval::default_evaluator(),
             reporter: None,
+            tunables: Arc::new(Tunables::default()),
         }
     }
 }

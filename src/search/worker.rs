@@ -8,11 +8,11 @@ use shakmaty::{Chess, Move, Position, Role};
 
 use super::control::Control;
 use super::ordering::{History, OrderKeys, Quiets, pick, piece_index, score_captures};
-use super::params::*;
+use super::params::Tunables;
 use super::pv::PvTable;
 use super::time::TimeBudget;
 use super::tt::{Bound, TranspositionTable, encode_move, score_to_tt};
-use super::types::{Event, Limits, Line, SearchParams, SearchResult, Shared};
+use super::types::{Event, Line, SearchParams, SearchResult, Shared};
 use crate::chess::rules::{dead_material, is_rule_draw};
 use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, value};
 use crate::chess::zobrist::{hash_of, play};
@@ -35,6 +35,8 @@ pub(super) struct Worker<'a> {
     control: Control<'a>,
     tt: &'a TranspositionTable,
     eval: &'a dyn ScalarEvaluator,
+    /// The tunable parameters this search runs with.
+    t: Tunables,
     seldepth: usize,
     frames: Vec<Frame>,
     history: History,
@@ -49,35 +51,36 @@ pub(super) struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: usize,
         shared: &'a Shared,
         helpers_stop: &'a AtomicBool,
         tt: &'a TranspositionTable,
         eval: &'a dyn ScalarEvaluator,
-        limits: &'a Limits,
+        params: &'a SearchParams,
         budget: Option<TimeBudget>,
-        history: &[u64],
     ) -> Self {
+        let t = &*params.tunables;
+        let own = t.clone();
         Worker {
             id,
             control: Control::new(
                 shared,
                 Some(helpers_stop),
-                limits,
+                &params.limits,
                 budget,
                 id == 0,
-                NODE_FLUSH,
+                t.node_flush as u64,
             ),
             tt,
             eval,
+            t: own,
             seldepth: 0,
             frames: vec![Frame::default(); MAX_PLY + 4],
             history: History::new(),
             pv: PvTable::new(),
             order: vec![[0; 256]; MAX_PLY + 4],
-            keys: history.to_vec(),
+            keys: params.history.clone(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),
             pink: eval
@@ -170,9 +173,9 @@ impl<'a> Worker<'a> {
 
         if !pv_node && !in_check {
             // Reverse futility pruning.
-            if depth <= RFP_MAX_DEPTH
+            if depth <= self.t.rfp_max_depth
                 && beta.abs() < MATE_BOUND
-                && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+                && static_eval - self.t.rfp_margin * (depth - i32::from(improving)) >= beta
             {
                 return static_eval;
             }
@@ -180,16 +183,16 @@ impl<'a> Worker<'a> {
             let turn = pos.turn();
             let non_pawn =
                 pos.board().by_color(turn) & !(pos.board().pawns() | pos.board().kings());
-            if depth >= NMP_MIN_DEPTH
+            if depth >= self.t.nmp_min_depth
                 && static_eval >= beta
                 && !self.frames[ply.saturating_sub(1)].null
                 && !non_pawn.is_empty()
                 && beta.abs() < MATE_BOUND
                 && let Ok(null_pos) = pos.clone().swap_turn()
             {
-                let r = NMP_BASE
-                    + depth / NMP_DEPTH_DIV
-                    + ((static_eval - beta) / NMP_EVAL_DIV).min(NMP_EVAL_MAX);
+                let r = self.t.nmp_base
+                    + depth / self.t.nmp_depth_div
+                    + ((static_eval - beta) / self.t.nmp_eval_div).min(self.t.nmp_eval_max);
                 let null_hash = hash_of(&null_pos);
                 self.frames[ply].null = true;
                 self.frames[ply].moved = None;
@@ -219,7 +222,7 @@ impl<'a> Worker<'a> {
         self.frames[ply].null = false;
 
         // Internal iterative reduction: without a hash move this node is probably not important.
-        if tt_move == 0 && depth >= IIR_MIN_DEPTH && (pv_node || cut_node) {
+        if tt_move == 0 && depth >= self.t.iir_min_depth && (pv_node || cut_node) {
             depth -= 1;
         }
 
@@ -233,6 +236,7 @@ impl<'a> Worker<'a> {
             None
         };
         let n_moves = self.history.score_moves(
+            &self.t,
             pos,
             &moves,
             tt_move,
@@ -246,7 +250,8 @@ impl<'a> Worker<'a> {
         let mut best_move: Option<Move> = None;
         let mut searched = 0usize;
         let mut quiets = Quiets::new();
-        let lmp_limit = ((LMP_BASE + depth * depth) / if improving { 1 } else { 2 }) as usize;
+        let lmp_limit =
+            ((self.t.lmp_base + depth * depth) / if improving { 1 } else { 2 }) as usize;
 
         let mut next = 0;
         while let Some((idx, order)) = pick(&mut self.order[ply], next, n_moves) {
@@ -264,29 +269,33 @@ impl<'a> Worker<'a> {
 
             // Only pruning (shallow depths) and reductions look at checks: skip the test
             // elsewhere.
-            let may_prune =
-                !root && best_score > -MATE_BOUND && searched > 0 && depth <= PRUNE_MAX_DEPTH;
-            let may_reduce = depth >= LMR_MIN_DEPTH && searched >= LMR_MIN_MOVES && quiet;
+            let may_prune = !root
+                && best_score > -MATE_BOUND
+                && searched > 0
+                && depth <= self.t.prune_max_depth;
+            let may_reduce =
+                depth >= self.t.lmr_min_depth && searched >= self.t.lmr_min_moves as usize && quiet;
             let gives_check = (may_prune || may_reduce) && movegen::gives_check(pos, &m);
 
             // Shallow-depth pruning, never before a move has been searched, when mated, or for
             // a move that gives check (quiet mating moves must be seen).
             if !root && best_score > -MATE_BOUND && searched > 0 && !gives_check {
                 if quiet && !in_check && !pv_node {
-                    if depth <= PRUNE_MAX_DEPTH && quiets.len >= lmp_limit {
+                    if depth <= self.t.prune_max_depth && quiets.len >= lmp_limit {
                         continue;
                     }
-                    if depth <= PRUNE_MAX_DEPTH
-                        && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha
-                        && order < ORDER_COUNTER
+                    if depth <= self.t.prune_max_depth
+                        && static_eval + self.t.futility_base + self.t.futility_per_depth * depth
+                            <= alpha
+                        && order < self.t.order_counter
                     {
                         continue;
                     }
                 }
                 if !quiet
-                    && depth <= PRUNE_MAX_DEPTH
-                    && order < ORDER_GOOD_CAPTURE
-                    && !see::see_ge(pos.board(), turn, &m, -SEE_MARGIN_PER_DEPTH * depth)
+                    && depth <= self.t.prune_max_depth
+                    && order < self.t.order_good_capture
+                    && !see::see_ge(pos.board(), turn, &m, -self.t.see_margin_per_depth * depth)
                 {
                     continue;
                 }
@@ -305,15 +314,18 @@ impl<'a> Worker<'a> {
                 score = -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
             } else {
                 let mut r = 0;
-                if depth >= LMR_MIN_DEPTH && searched >= LMR_MIN_MOVES && quiet {
-                    r = i32::from(LMR[depth.min(63) as usize][searched.min(63)]);
+                if depth >= self.t.lmr_min_depth
+                    && searched >= self.t.lmr_min_moves as usize
+                    && quiet
+                {
+                    r = self.t.lmr(depth, searched);
                     r -= i32::from(pv_node);
                     r += i32::from(cut_node);
                     r -= i32::from(gives_check);
-                    r -= i32::from(order >= ORDER_COUNTER);
+                    r -= i32::from(order >= self.t.order_counter);
                     r += i32::from(!improving);
-                    if order < ORDER_COUNTER {
-                        r -= order / LMR_HISTORY_DIV;
+                    if order < self.t.order_counter {
+                        r -= order / self.t.lmr_history_div;
                     }
                     r = r.clamp(0, new_depth - 1);
                 }
@@ -365,6 +377,7 @@ impl<'a> Worker<'a> {
                                 None
                             };
                             self.history.reward(
+                                &self.t,
                                 turn,
                                 m,
                                 &quiets,
@@ -458,7 +471,7 @@ impl<'a> Worker<'a> {
             movegen::captures(pos)
         };
         let turn = pos.turn();
-        score_captures(&moves, &mut self.order[ply]);
+        score_captures(&self.t, &moves, &mut self.order[ply]);
         let n_moves = moves.len();
         let orig_alpha = alpha;
         let mut best_move = None;
@@ -470,7 +483,7 @@ impl<'a> Worker<'a> {
                 // Delta pruning and losing captures.
                 let gain = m.capture().map_or(0, value)
                     + m.promotion().map_or(0, |p| value(p) - value(Role::Pawn));
-                if stand_pat + gain + QS_DELTA_MARGIN <= alpha && m.promotion().is_none() {
+                if stand_pat + gain + self.t.qs_delta_margin <= alpha && m.promotion().is_none() {
                     continue;
                 }
                 if !see::see_ge(pos.board(), turn, &m, 0) {
@@ -552,8 +565,8 @@ impl<'a> Worker<'a> {
             #[allow(clippy::needless_range_loop)]
             for pv_idx in 0..multipv {
                 self.seldepth = 0;
-                let mut delta = ASPIRATION_DELTA;
-                let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+                let mut delta = self.t.aspiration_delta;
+                let (mut alpha, mut beta) = if depth >= self.t.aspiration_min_depth {
                     (
                         (prev_scores[pv_idx] - delta).max(-INF),
                         (prev_scores[pv_idx] + delta).min(INF),
@@ -574,8 +587,8 @@ impl<'a> Worker<'a> {
                     } else {
                         break s;
                     }
-                    delta += delta / ASPIRATION_GROWTH_DIV;
-                    if delta > ASPIRATION_MAX_DELTA {
+                    delta += delta / self.t.aspiration_growth_div;
+                    if delta > self.t.aspiration_max_delta {
                         alpha = -INF;
                         beta = INF;
                     }

@@ -337,6 +337,7 @@ impl Engine {
             chess960: self.options.chess960,
             evaluator: self.options.evaluator.clone(),
             reporter: Some(reporter(self.options.chess960)),
+            tunables: self.options.tunables.clone(),
             limits,
         };
         let shared = self.shared.clone();

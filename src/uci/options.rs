@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::Error;
 use crate::eval::{self, Evaluator};
 use crate::experience::store::DEFAULT_FILE;
+use crate::search::params::{SPECS, Tunables};
 
 /// Option limits (also used by the command line).
 pub const HASH_MAX_MB: i64 = 32768;
@@ -37,6 +38,8 @@ pub struct Options {
     pub eval_file: Option<PathBuf>,
     /// A neural evaluator asked for whose net could not be loaded: setting `EvalFile` retries it.
     pub pending_net: Option<String>,
+    /// The search's tunable parameters (one `spin` option each, named as in [`SPECS`]).
+    pub tunables: Arc<Tunables>,
 }
 
 impl Default for Options {
@@ -57,6 +60,7 @@ impl Default for Options {
             experience_min_games: 10,
             eval_file: None,
             pending_net: None,
+            tunables: Arc::new(Tunables::default()),
         }
     }
 }
@@ -221,11 +225,21 @@ impl Options {
                 self.experience_min_games = spin(1, 1_000_000)? as u32;
                 self.reload_data_evaluator(&mut applied)?;
             }
-            _ => {
-                return Err(Error::UnknownOption {
-                    name: name.to_string(),
-                });
-            }
+            other => match SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(other)) {
+                Some(spec) => {
+                    let v = spin(i64::from(spec.min), i64::from(spec.max))?;
+                    Arc::make_mut(&mut self.tunables)
+                        .set(spec.name, v as i32)
+                        .map_err(|_| Error::UnknownOption {
+                            name: name.to_string(),
+                        })?;
+                }
+                None => {
+                    return Err(Error::UnknownOption {
+                        name: name.to_string(),
+                    });
+                }
+            },
         }
         Ok(applied)
     }
@@ -280,10 +294,10 @@ fn available_memory_mb() -> Option<u64> {
     Some(kb / 1024)
 }
 
-/// The `option` lines of the `uci` answer.
+/// The `option` lines of the `uci` answer: the engine's options, then the search's tunables.
 pub fn option_lines() -> Vec<String> {
     let d = Options::default();
-    vec![
+    let mut lines = vec![
         format!(
             "option name Hash type spin default {} min 1 max {HASH_MAX_MB}",
             d.hash_mb
@@ -317,5 +331,12 @@ pub fn option_lines() -> Vec<String> {
                 .collect::<Vec<_>>()
                 .join(" ")
         ),
-    ]
+    ];
+    lines.extend(SPECS.iter().map(|t| {
+        format!(
+            "option name {} type spin default {} min {} max {}",
+            t.name, t.default, t.min, t.max
+        )
+    }));
+    lines
 }
