@@ -691,3 +691,67 @@ fn search_tunables_are_options() {
     assert_eq!(nodes(&mut e), before, "back to the default");
     e.quit();
 }
+
+/// `UCI_LimitStrength` with `UCI_Elo`, and `Skill Level`: listed, checked, and a limited engine
+/// searches few nodes, looks at four lines and still plays a legal move.
+#[test]
+fn strength_limits() {
+    let mut e = Uci::start();
+    e.send("uci");
+    let lines = e.until(SECS(10), |l| l == "uciok");
+    assert!(lines.contains(&"option name UCI_LimitStrength type check default false".to_string()));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name UCI_Elo type spin"))
+    );
+    assert!(
+        lines.contains(&"option name Skill Level type spin default 20 min 0 max 20".to_string())
+    );
+    for bad in [
+        "setoption name UCI_Elo value 100",
+        "setoption name Skill Level value 21",
+    ] {
+        e.send(bad);
+        let l = e.until(SECS(5), |l| l.starts_with("info string"));
+        assert!(l.last().unwrap().contains("outside"), "{bad}: {l:?}");
+    }
+    let last_nodes = |lines: &[String]| -> u64 {
+        let l = lines.iter().rev().find(|l| l.contains(" nodes ")).unwrap();
+        let w: Vec<&str> = l.split_whitespace().collect();
+        w[w.iter().position(|x| *x == "nodes").unwrap() + 1]
+            .parse()
+            .unwrap()
+    };
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1350");
+    e.send("position startpos moves e2e4");
+    e.send("go depth 20");
+    let (best, lines) = e.bestmove(SECS(30));
+    let mut pos = Chess::default();
+    pos.play_unchecked("e2e4".parse::<UciMove>().unwrap().to_move(&pos).unwrap());
+    assert_legal(&pos, &best_of(&best));
+    assert!(
+        last_nodes(&lines) <= 300,
+        "a weak engine searches little: {lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains(" multipv 4 ")),
+        "four lines: {lines:?}"
+    );
+    // Skill Level applies when UCI_LimitStrength is off; 20 is full strength.
+    e.send("setoption name UCI_LimitStrength value false");
+    e.send("setoption name Skill Level value 10");
+    e.send("go depth 20");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert_legal(&pos, &best_of(&best));
+    assert!(last_nodes(&lines) <= 3200 + 512, "{lines:?}");
+    e.send("setoption name Skill Level value 20");
+    e.send("go depth 6");
+    let (_, lines) = e.bestmove(SECS(30));
+    assert!(
+        !lines.iter().any(|l| l.contains(" multipv 4 ")),
+        "full strength, one line"
+    );
+    e.quit();
+}

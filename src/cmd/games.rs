@@ -207,6 +207,7 @@ pub fn play(a: PlayArgs) -> ExitCode {
         pgn,
         flip,
         book,
+        elo,
     } = a;
     use deepred::games::play;
     let start = match position_arg(fen, false) {
@@ -232,6 +233,7 @@ pub fn play(a: PlayArgs) -> ExitCode {
         pgn,
         flip,
         book,
+        elo,
         ..Default::default()
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());

@@ -511,7 +511,7 @@ pub fn search(
             score,
             pv: best_pv.clone(),
         }];
-        s.control.flush();
+        s.control.flush_and_check();
         if let Some(report) = &params.reporter {
             let time_ms = start.elapsed().as_millis() as u64;
             let nodes = s.control.total_nodes();

@@ -54,6 +54,13 @@ impl<'a> Control<'a> {
         self.unflushed = 0;
     }
 
+    /// Adds this thread's nodes to the shared count and checks the limits now (before a report:
+    /// a flush alone would hide the nodes from the next periodic check).
+    pub fn flush_and_check(&mut self) {
+        self.flush();
+        self.check();
+    }
+
     /// Counts a node and, every `interval` nodes, checks the limits.
     #[inline]
     pub fn count_node(&mut self) {

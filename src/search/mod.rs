@@ -13,6 +13,7 @@ mod control;
 mod ordering;
 pub mod params;
 mod pv;
+pub mod skill;
 pub mod time;
 pub mod tt;
 mod types;
@@ -30,8 +31,36 @@ pub use types::{Event, Limits, Line, Reporter, SearchParams, SearchResult, Share
 use worker::Worker;
 
 /// Searches `params.root` under its limits and returns the best move. Stops early when
-/// `shared.stop` is set. The caller sets up `shared` (clock, pondering) before calling.
+/// `shared.stop` is set. The caller sets up `shared` (clock, pondering) before calling. With a
+/// [`skill::Skill`], the search is limited in nodes, looks at several lines and plays one of
+/// them as that skill would.
 pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -> SearchResult {
+    let Some(skill) = params.skill else {
+        return search_full(params, shared, tt);
+    };
+    let mut weak = params.clone();
+    weak.skill = None;
+    weak.multipv = params.multipv.max(skill::MULTIPV);
+    weak.limits.nodes = Some(
+        params
+            .limits
+            .nodes
+            .map_or(skill.node_cap(), |n| n.min(skill.node_cap())),
+    );
+    let mut result = search_full(&weak, shared, tt);
+    if result.lines.len() > 1 {
+        let i = skill.pick(&result.lines);
+        let (best, ponder) = skill::Skill::chosen(&result.lines, i);
+        if best.is_some() {
+            result.best = best;
+            result.ponder = ponder;
+            result.score = result.lines[i].score;
+        }
+    }
+    result
+}
+
+fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -> SearchResult {
     shared.nodes.store(0, Ordering::SeqCst);
     tt.new_search();
     let root = &params.root;

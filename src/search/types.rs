@@ -8,6 +8,7 @@ use std::time::Instant;
 use shakmaty::{Chess, Color, Move};
 
 use super::params::Tunables;
+use super::skill::Skill;
 use super::time::Clock;
 use crate::eval::Evaluator;
 
@@ -107,6 +108,8 @@ pub struct SearchParams {
     pub reporter: Option<Reporter>,
     /// The search's tunable parameters (`Default`: the tuned values).
     pub tunables: Arc<Tunables>,
+    /// Play weaker on purpose (`None`: full strength).
+    pub skill: Option<Skill>,
 }
 
 impl SearchParams {
@@ -122,6 +125,7 @@ impl SearchParams {
             evaluator: crate::eval::default_evaluator(),
             reporter: None,
             tunables: Arc::new(Tunables::default()),
+            skill: None,
         }
     }
 }

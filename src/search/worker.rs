@@ -604,7 +604,7 @@ impl<'a> Worker<'a> {
                 if self.id == 0
                     && let Some(report) = &params.reporter
                 {
-                    self.control.flush();
+                    self.control.flush_and_check();
                     let line = lines.last().expect("just pushed");
                     let time_ms = start.elapsed().as_millis() as u64;
                     let nodes = self.control.total_nodes();

@@ -338,6 +338,7 @@ impl Engine {
             evaluator: self.options.evaluator.clone(),
             reporter: Some(reporter(self.options.chess960)),
             tunables: self.options.tunables.clone(),
+            skill: self.options.skill(move_seed(&self.game.pos)),
             limits,
         };
         let shared = self.shared.clone();
@@ -354,6 +355,14 @@ impl Engine {
             run_search(&params, &shared, &tt, &busy, &last_best)
         }));
     }
+}
+
+/// A fresh seed for a limited-strength move choice: the clock and the position.
+fn move_seed(pos: &shakmaty::Chess) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ hash_of(pos)
 }
 
 /// Command words that start a UCI line (used to skip unknown leading tokens).

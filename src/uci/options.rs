@@ -8,6 +8,7 @@ use super::Error;
 use crate::eval::{self, Evaluator};
 use crate::experience::store::DEFAULT_FILE;
 use crate::search::params::{SPECS, Tunables};
+use crate::search::skill::{self, Skill};
 
 /// Option limits (also used by the command line).
 pub const HASH_MAX_MB: i64 = 32768;
@@ -40,6 +41,11 @@ pub struct Options {
     pub pending_net: Option<String>,
     /// The search's tunable parameters (one `spin` option each, named as in [`SPECS`]).
     pub tunables: Arc<Tunables>,
+    /// `UCI_LimitStrength`: play at `UCI_Elo`.
+    pub limit_strength: bool,
+    pub uci_elo: i64,
+    /// `Skill Level` 0..20 (20: full strength; `UCI_LimitStrength` takes precedence).
+    pub skill_level: i64,
 }
 
 impl Default for Options {
@@ -61,6 +67,9 @@ impl Default for Options {
             eval_file: None,
             pending_net: None,
             tunables: Arc::new(Tunables::default()),
+            limit_strength: false,
+            uci_elo: skill::ELO_MAX,
+            skill_level: 20,
         }
     }
 }
@@ -84,6 +93,15 @@ pub struct Applied {
 }
 
 impl Options {
+    /// The strength to play at, if below full (`seed` draws the move among the lines).
+    pub fn skill(&self, seed: u64) -> Option<Skill> {
+        if self.limit_strength {
+            Skill::from_elo(self.uci_elo, seed)
+        } else {
+            Skill::from_level(self.skill_level as f64, seed)
+        }
+    }
+
     /// Where evaluators find their data.
     pub fn eval_context(&self) -> eval::EvalContext {
         eval::EvalContext {
@@ -145,6 +163,9 @@ impl Options {
             "ponder" => self.ponder = check()?,
             "move overhead" => self.move_overhead = spin(0, 5000)? as u64,
             "uci_chess960" => self.chess960 = check()?,
+            "uci_limitstrength" => self.limit_strength = check()?,
+            "uci_elo" => self.uci_elo = spin(skill::ELO_MIN, skill::ELO_MAX)?,
+            "skill level" => self.skill_level = spin(0, skill::MAX_LEVEL as i64)?,
             "evaluator" => {
                 let v = value.ok_or_else(|| Error::NeedsValue {
                     name: "Evaluator".to_string(),
@@ -311,6 +332,18 @@ pub fn option_lines() -> Vec<String> {
             d.move_overhead
         ),
         "option name UCI_Chess960 type check default false".to_string(),
+        "option name UCI_LimitStrength type check default false".to_string(),
+        format!(
+            "option name UCI_Elo type spin default {} min {} max {}",
+            d.uci_elo,
+            skill::ELO_MIN,
+            skill::ELO_MAX
+        ),
+        format!(
+            "option name Skill Level type spin default {} min 0 max {}",
+            d.skill_level,
+            skill::MAX_LEVEL as i64
+        ),
         format!(
             "option name ExperienceFile type string default {}",
             d.experience_file.display()

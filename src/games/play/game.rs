@@ -73,6 +73,8 @@ pub struct PlayOptions {
     /// `book_min_games` games.
     pub book: bool,
     pub book_min_games: u32,
+    /// Play at about this Elo (`UCI_Elo`'s scale; `None`: full strength).
+    pub elo: Option<i64>,
     pub hash_mb: usize,
 }
 
@@ -90,6 +92,7 @@ impl Default for PlayOptions {
             flip: false,
             book: false,
             book_min_games: 10,
+            elo: None,
             hash_mb: 16,
         }
     }

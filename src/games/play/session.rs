@@ -18,6 +18,7 @@ use crate::chess::zobrist::hash_of;
 use crate::experience::book::book_move;
 use crate::experience::records::GameRecord;
 use crate::experience::store::{Learned, Store};
+use crate::search::skill::Skill;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchParams, SearchResult, Shared, search};
 
@@ -130,10 +131,18 @@ impl<W: Write, E: Write> Session<'_, W, E> {
         self.out.flush()
     }
 
-    pub(super) fn search_here(&mut self) -> SearchResult {
+    /// Searches the current position; `weak`: at the strength asked (`--elo`), for a move.
+    pub(super) fn search_here(&mut self, weak: bool) -> SearchResult {
         let mut params = SearchParams::new(self.pos.clone(), self.opts.limits());
         params.history = self.history();
         params.evaluator = self.opts.evaluator.clone();
+        if weak && let Some(elo) = self.opts.elo {
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+                ^ hash_of(&self.pos);
+            params.skill = Skill::from_elo(elo, seed);
+        }
         self.shared.stop.store(false, Ordering::SeqCst);
         self.shared.reset_clock();
         search(&params, &self.shared, &self.tt)
@@ -167,7 +176,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
         }
         writeln!(self.out, "{ENGINE} is thinking...")?;
         self.out.flush()?;
-        let r = self.search_here();
+        let r = self.search_here(true);
         let Some(m) = r.best else {
             // Unreachable: without a legal move the game has ended by the rules.
             writeln!(self.err, "deepred: the search found no move")?;
@@ -231,7 +240,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
             writeln!(self.out, "{ENGINE} considers your offer...")?;
             self.out.flush()?;
             // The search is from the human's point of view (the human is to move).
-            let r = self.search_here();
+            let r = self.search_here(false);
             let engine_view = -r.score;
             if engine_view <= DRAW_ACCEPT_CP {
                 writeln!(
