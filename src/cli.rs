@@ -50,6 +50,9 @@ pub enum Cmd {
     Experience(ExperienceCmd),
     /// Run an EPD suite (STS points in c8/c9, or bm) on Deep Red or another UCI engine.
     Sts(StsArgs),
+    /// Fit the win/draw/loss model of UCI_ShowWDL to finished games (positions searched at a
+    /// fixed depth, maximum likelihood).
+    WdlFit(WdlFitArgs),
 }
 
 #[derive(clap::Args)]
@@ -491,6 +494,21 @@ pub struct ShowArgs {
     pub fen: Option<String>,
     #[arg(long, default_value = DEFAULT_FILE)]
     pub db: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct WdlFitArgs {
+    /// PGN files of finished games (Deep Red's own, e.g. from `deepred selfplay --pgn`).
+    #[arg(long, required = true, num_args = 1..)]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// Positions sampled at most.
+    #[arg(long, default_value_t = 20_000)]
+    pub positions: usize,
+    /// Search depth of each position.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=30))]
+    pub depth: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(clap::Args)]

@@ -26,5 +26,6 @@ fn main() -> ExitCode {
         Some(Cmd::Match(a)) => games::run_match(*a),
         Some(Cmd::Play(a)) => games::play(a),
         Some(Cmd::Sts(a)) => tools::sts(a),
+        Some(Cmd::WdlFit(a)) => tools::wdl_fit(a),
     }
 }

@@ -17,7 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("uci", &["chess", "experience", "eval", "search"]),
     ("games", &["chess", "experience", "eval", "search", "uci"]),
     ("train", &["chess", "nn", "eval"]),
-    ("tools", &["chess", "nn", "games", "train"]),
+    ("tools", &["chess", "nn", "search", "games", "train"]),
 ];
 
 /// Files of the binary crate.

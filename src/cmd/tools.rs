@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
-use deepred::tools::{kernels, sts as suite};
+use deepred::tools::{kernels, sts as suite, wdl};
 
 use super::{fail, parse_options};
-use crate::cli::{KernelBenchArgs, StsArgs};
+use crate::cli::{KernelBenchArgs, StsArgs, WdlFitArgs};
 
 pub fn sts(a: StsArgs) -> ExitCode {
     let StsArgs {
@@ -64,5 +64,30 @@ pub fn kernel_bench(a: KernelBenchArgs) -> ExitCode {
             t.kernel, t.inputs, t.micros
         );
     }
+    ExitCode::SUCCESS
+}
+
+pub fn wdl_fit(a: WdlFitArgs) -> ExitCode {
+    let o = wdl::FitOptions {
+        pgns: a.pgn,
+        positions: a.positions,
+        depth: a.depth,
+        seed: a.seed,
+    };
+    let samples = match wdl::samples(&o) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if samples.len() < 100 {
+        return fail(format!(
+            "only {} positions in the games: too few to fit",
+            samples.len()
+        ));
+    }
+    let f = wdl::fit(&samples);
+    println!(
+        "{} positions at depth {}: a = {:.1}, b = {:.1}; log-likelihood per position {:.4} (without the score: {:.4})",
+        f.samples, o.depth, f.model.a, f.model.b, f.log_likelihood, f.baseline
+    );
     ExitCode::SUCCESS
 }

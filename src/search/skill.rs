@@ -104,7 +104,10 @@ mod tests {
     #[test]
     fn levels_and_elo() {
         assert!(Skill::from_level(20.0, 1).is_none());
-        assert_eq!(Skill::from_elo(ELO_MAX + 500, 1), Skill::from_elo(ELO_MAX, 1));
+        assert_eq!(
+            Skill::from_elo(ELO_MAX + 500, 1),
+            Skill::from_elo(ELO_MAX, 1)
+        );
         let low = Skill::from_elo(ELO_MIN, 1).unwrap();
         let high = Skill::from_elo(ELO_MAX - 300, 1).unwrap();
         assert!(low.level < high.level);

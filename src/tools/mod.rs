@@ -4,5 +4,6 @@
 mod error;
 pub mod kernels;
 pub mod sts;
+pub mod wdl;
 
 pub use error::Error;

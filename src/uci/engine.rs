@@ -14,9 +14,9 @@ use shakmaty_uci::UciMessage;
 
 use super::Error;
 use super::command::{Game, parse_go, parse_position};
-use super::experience::{LastMove, Learner, book};
+use super::experience::{LastMove, Learner, book, known_wdl};
 use super::options::{HashChange, Options, option_lines};
-use super::output::{info_string, reporter, send};
+use super::output::{Style, Wdl, info_string, reporter, send};
 use crate::chess::display::diagram;
 use crate::chess::fen::fen_of;
 use crate::chess::notation::uci_move;
@@ -336,7 +336,15 @@ impl Engine {
             move_overhead: self.options.move_overhead,
             chess960: self.options.chess960,
             evaluator: self.options.evaluator.clone(),
-            reporter: Some(reporter(self.options.chess960)),
+            reporter: Some(reporter(Style {
+                chess960: self.options.chess960,
+                wdl: if !self.options.show_wdl {
+                    Wdl::Off
+                } else {
+                    known_wdl(&self.options, &self.game.pos)
+                        .map_or(Wdl::Model, |(w, d, l)| Wdl::Known(w, d, l))
+                },
+            })),
             tunables: self.options.tunables.clone(),
             skill: self.options.skill(move_seed(&self.game.pos)),
             limits,

@@ -87,6 +87,24 @@ impl Learner {
     }
 }
 
+/// The store's record of `pos` as (win, draw, loss) per mille for the side to move, when the
+/// position has at least `ExperienceMinGames` games (`UCI_ShowWDL`).
+pub fn known_wdl(options: &Options, pos: &Chess) -> Option<(u32, u32, u32)> {
+    let store = Store::open_read_only(&options.experience_file).ok()?;
+    let (white, black, draws) = store.position_record(pos).ok()?;
+    let n = white + black + draws;
+    if n == 0 || n < u64::from(options.experience_min_games) {
+        return None;
+    }
+    let (won, lost) = match pos.turn() {
+        shakmaty::Color::White => (white, black),
+        shakmaty::Color::Black => (black, white),
+    };
+    let w = (1000 * won + n / 2) / n;
+    let l = (1000 * lost + n / 2) / n;
+    Some((w as u32, (1000 - w - l) as u32, l as u32))
+}
+
 /// `ExperienceBook`: the best known move by the confidence-aware score when the position has at
 /// least `ExperienceMinGames` games, with a line saying why.
 pub fn book(options: &Options, pos: &Chess) -> Option<(Move, String)> {

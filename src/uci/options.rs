@@ -41,6 +41,8 @@ pub struct Options {
     pub pending_net: Option<String>,
     /// The search's tunable parameters (one `spin` option each, named as in [`SPECS`]).
     pub tunables: Arc<Tunables>,
+    /// `UCI_ShowWDL`: win/draw/loss per mille on info lines.
+    pub show_wdl: bool,
     /// `UCI_LimitStrength`: play at `UCI_Elo`.
     pub limit_strength: bool,
     pub uci_elo: i64,
@@ -67,6 +69,7 @@ impl Default for Options {
             eval_file: None,
             pending_net: None,
             tunables: Arc::new(Tunables::default()),
+            show_wdl: false,
             limit_strength: false,
             uci_elo: skill::ELO_MAX,
             skill_level: 20,
@@ -164,6 +167,7 @@ impl Options {
             "move overhead" => self.move_overhead = spin(0, 5000)? as u64,
             "uci_chess960" => self.chess960 = check()?,
             "uci_limitstrength" => self.limit_strength = check()?,
+            "uci_showwdl" => self.show_wdl = check()?,
             "uci_elo" => self.uci_elo = spin(skill::ELO_MIN, skill::ELO_MAX)?,
             "skill level" => self.skill_level = spin(0, skill::MAX_LEVEL as i64)?,
             "evaluator" => {
@@ -332,6 +336,7 @@ pub fn option_lines() -> Vec<String> {
             d.move_overhead
         ),
         "option name UCI_Chess960 type check default false".to_string(),
+        "option name UCI_ShowWDL type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
         format!(
             "option name UCI_Elo type spin default {} min {} max {}",

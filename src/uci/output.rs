@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::Mutex;
 
 use crate::chess::notation::uci_move;
-use crate::chess::score::{MATE, MATE_BOUND};
+use crate::chess::score::{MATE, MATE_BOUND, WDL_MODEL};
 use crate::search::{Event, Reporter};
 
 static OUT: Mutex<()> = Mutex::new(());
@@ -34,8 +34,27 @@ pub fn format_score(score: i32) -> String {
     }
 }
 
+/// Where the `wdl` of info lines comes from (`UCI_ShowWDL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wdl {
+    /// No `wdl` (the option is off).
+    Off,
+    /// From the score, by the fitted model.
+    Model,
+    /// The experience store's record of the root: (win, draw, loss) per mille for the side to
+    /// move.
+    Known(u32, u32, u32),
+}
+
+/// How the info lines are written.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub chess960: bool,
+    pub wdl: Wdl,
+}
+
 /// The `info` line of a search event.
-pub fn event_line(event: &Event, chess960: bool) -> String {
+pub fn event_line(event: &Event, style: Style) -> String {
     match event {
         Event::Line {
             depth,
@@ -52,14 +71,20 @@ pub fn event_line(event: &Event, chess960: bool) -> String {
             if let Some(k) = multipv {
                 line.push_str(&format!(" multipv {k}"));
             }
-            line.push_str(&format!(
-                " score {} nodes {nodes} nps {nps}",
-                format_score(*score)
-            ));
+            line.push_str(&format!(" score {}", format_score(*score)));
+            let wdl = match style.wdl {
+                Wdl::Off => None,
+                Wdl::Model => Some(WDL_MODEL.wdl(*score)),
+                Wdl::Known(w, d, l) => Some((w, d, l)),
+            };
+            if let Some((w, d, l)) = wdl {
+                line.push_str(&format!(" wdl {w} {d} {l}"));
+            }
+            line.push_str(&format!(" nodes {nodes} nps {nps}"));
             if let Some(h) = hashfull {
                 line.push_str(&format!(" hashfull {h}"));
             }
-            let pv: Vec<String> = pv.iter().map(|m| uci_move(*m, chess960)).collect();
+            let pv: Vec<String> = pv.iter().map(|m| uci_move(*m, style.chess960)).collect();
             line.push_str(&format!(" time {time_ms} pv {}", pv.join(" ")));
             line
         }
@@ -70,6 +95,6 @@ pub fn event_line(event: &Event, chess960: bool) -> String {
 }
 
 /// A reporter that sends every search event to the GUI.
-pub fn reporter(chess960: bool) -> Reporter {
-    std::sync::Arc::new(move |e: &Event| send(&event_line(e, chess960)))
+pub fn reporter(style: Style) -> Reporter {
+    std::sync::Arc::new(move |e: &Event| send(&event_line(e, style)))
 }
