@@ -86,6 +86,11 @@ pub const HISTORY_MAX: i32 = 16384;
 pub const HISTORY_BONUS_MUL: i32 = 8;
 pub const HISTORY_BONUS_MAX: i32 = 1600;
 
+// Tablebases.
+/// Depth added to a tablebase result stored in the hash table (Stockfish's 6): it is exact
+/// knowledge, worth more than any search of that depth.
+pub const TB_DEPTH_BONUS: i32 = 6;
+
 // Checking the limits.
 /// Nodes a search thread counts before it adds them to the shared count and checks the limits.
 pub const NODE_FLUSH: u64 = 256;

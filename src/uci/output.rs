@@ -45,6 +45,7 @@ pub fn event_line(event: &Event, chess960: bool) -> String {
             nodes,
             nps,
             hashfull,
+            tbhits,
             time_ms,
             pv,
         } => {
@@ -59,6 +60,9 @@ pub fn event_line(event: &Event, chess960: bool) -> String {
             if let Some(h) = hashfull {
                 line.push_str(&format!(" hashfull {h}"));
             }
+            if let Some(t) = tbhits {
+                line.push_str(&format!(" tbhits {t}"));
+            }
             let pv: Vec<String> = pv.iter().map(|m| uci_move(*m, chess960)).collect();
             line.push_str(&format!(" time {time_ms} pv {}", pv.join(" ")));
             line
@@ -66,6 +70,7 @@ pub fn event_line(event: &Event, chess960: bool) -> String {
         Event::ComparatorWork { nodes, comparisons } => {
             format!("info string deepchess search: {nodes} nodes, {comparisons} comparisons")
         }
+        Event::TablebaseError(e) => format!("info string error: {e}"),
     }
 }
 
