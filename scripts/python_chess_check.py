@@ -15,7 +15,11 @@ Checks (each counted once in the closing "N passed, N failed" line):
   4. a complete self-play game with clocks (3 s + 0.05 s), white pondering
      (go ponder / ponderhit / stop); each engine gets Threads=min(2, cpus/2) so the
      pondering engine and the thinking one do not share cores
-  5. quit: the engine exits with return code 0 within a few seconds
+  5. Syzygy tablebases (tests/data/syzygy): the options advertised, `tbhits` and the
+     tablebase score on a won KRvKP root, and that ending played out by the engine against
+     itself: after every move python-chess's own probe of the same tables says the winner
+     still wins (under the 50-move rule), and the game ends in checkmate
+  6. quit: the engine exits with return code 0 within a few seconds
 
 Stops at the first failing check and exits non-zero. Warnings or errors that
 python-chess logs about the engine's output (unexpected lines, unparsable info,
@@ -32,6 +36,7 @@ import time
 import chess
 import chess.engine
 import chess.pgn
+import chess.syzygy
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_ENGINE = os.path.join(REPO_ROOT, "target", "release", "deepred")
@@ -59,7 +64,13 @@ GAME_BASE = 3.0      # seconds per side
 GAME_INC = 0.05      # increment per move
 MAX_PLIES = 300
 
-CHECK_TIMEOUT = {1: 20, 2: 60, 3: 60, 4: 240, 5: 15}   # watchdog per check, seconds
+CHECK_TIMEOUT = {1: 20, 2: 60, 3: 60, 4: 240, 5: 120, 6: 15}
+
+SYZYGY_DIR = os.path.join(REPO_ROOT, "tests", "data", "syzygy")
+# KRvKP, White to move wins (python-chess: WDL 2, DTZ 7).
+SYZYGY_FEN = "8/8/8/4k3/8/2p5/8/4K2R w - - 0 1"
+SYZYGY_OPTIONS = ["SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit"]
+SYZYGY_TB_WIN = 31871     # the engine's score of a tablebase win at the root (README)   # watchdog per check, seconds
 
 
 class CheckFailed(Exception):
@@ -351,6 +362,38 @@ def check_game(state):
     log(f"  second engine quit cleanly in {dt:.2f} s")
 
 
+def check_syzygy(state):
+    engine = state["engine"]
+    missing = [o for o in SYZYGY_OPTIONS if o not in engine.options]
+    expect(not missing, f"options not advertised: {missing}")
+    engine.configure({"SyzygyPath": SYZYGY_DIR})
+    board = chess.Board(SYZYGY_FEN)
+    info = engine.analyse(board, chess.engine.Limit(depth=6))
+    score = info.get("score")
+    log(f"  {SYZYGY_FEN}: score {score}, tbhits {info.get('tbhits')}, "
+        f"pv {' '.join(m.uci() for m in info.get('pv') or [])}")
+    expect((info.get("tbhits") or 0) > 0, f"no tbhits in {info}")
+    white = score.white()
+    expect(white == chess.engine.Cp(SYZYGY_TB_WIN) or (white.is_mate() and white.mate() > 0),
+           f"score {score}, expected cp {SYZYGY_TB_WIN} or a mate for White")
+    with chess.syzygy.open_tablebase(SYZYGY_DIR) as tb:
+        while not board.is_game_over() and board.ply() < 120:
+            move = engine.play(board, chess.engine.Limit(depth=6)).move
+            mover = board.turn
+            board.push(move)
+            if board.is_game_over():
+                break
+            if mover == chess.WHITE:
+                dtz = tb.probe_dtz(board)   # Black to move: negative while Black loses
+                expect(dtz < 0 and -dtz + board.halfmove_clock <= 100,
+                       f"after {move.uci()} ({board.fen()}) python-chess gives Black DTZ {dtz}: "
+                       "White no longer wins under the 50-move rule")
+        expect(board.is_checkmate() and board.turn == chess.BLACK,
+               f"the game did not end in White's mate: {board.fen()} after {board.ply()} plies")
+    log(f"  played out to mate in {board.ply()} plies, the win kept after every White move")
+    engine.configure({"SyzygyPath": "<empty>"})
+
+
 def check_quit(state):
     engine = state["engine"]
     dt = wait_exit(engine, "engine")
@@ -363,7 +406,8 @@ CHECKS = [
     (2, "MultiPV analysis (depth 8, multipv 3)", check_multipv),
     (3, "mate in 1 and mate in 2", check_mates),
     (4, f"self-play game {GAME_BASE:g}+{GAME_INC:g} with ponder", check_game),
-    (5, "quit", check_quit),
+    (5, "Syzygy tablebases: score, tbhits, a KRvKP win played out", check_syzygy),
+    (6, "quit", check_quit),
 ]
 
 

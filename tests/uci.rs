@@ -797,17 +797,28 @@ fn show_wdl() {
     e.send("position fen 4k3/8/8/8/8/8/QQ6/4K3 w - - 0 1");
     e.send("go depth 4");
     let (_, lines) = e.bestmove(SECS(30));
-    let won = lines.iter().rev().find_map(|l| wdl_of(l)).expect("wdl shown");
+    let won = lines
+        .iter()
+        .rev()
+        .find_map(|l| wdl_of(l))
+        .expect("wdl shown");
     e.send("position fen 4k3/qq6/8/8/8/8/8/4K3 w - - 0 1");
     e.send("go depth 4");
     let (_, lines) = e.bestmove(SECS(30));
-    let lost = lines.iter().rev().find_map(|l| wdl_of(l)).expect("wdl shown");
+    let lost = lines
+        .iter()
+        .rev()
+        .find_map(|l| wdl_of(l))
+        .expect("wdl shown");
     for (w, d, l) in [won, lost] {
         assert_eq!(w + d + l, 1000);
     }
     assert!(won.0 > 900 && lost.2 > 900, "{won:?} {lost:?}");
     // The start position is in the store: 2 White wins and a draw in 3 games.
-    e.send(&format!("setoption name ExperienceFile value {}", db.display()));
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
     e.send("setoption name ExperienceMinGames value 3");
     e.send("position startpos");
     e.send("go depth 3");

@@ -11,6 +11,11 @@ pub const INF: i32 = 32001;
 pub const MATE: i32 = 32000;
 /// Scores beyond this are mate scores.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// A tablebase win at the root; a tablebase win `ply` plies from the root scores
+/// `TB_WIN - ply`: below every mate score, above every evaluation.
+pub const TB_WIN: i32 = MATE_BOUND - 1;
+/// Scores beyond this are tablebase wins or mates (decisive scores).
+pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 
 /// Piece values in centipawns, pawn..king, for material reckoning in the search (capture
 /// ordering, delta pruning).

@@ -461,6 +461,7 @@ pub fn search(
         score: 0,
         depth: 0,
         nodes: 0,
+        tbhits: 0,
         lines: Vec::new(),
     };
     let start = Instant::now();
@@ -523,6 +524,7 @@ pub fn search(
                 nodes,
                 nps: nodes * 1000 / time_ms.max(1),
                 hashfull: None,
+                tbhits: None,
                 time_ms,
                 pv: &best_pv,
             });

@@ -103,6 +103,22 @@ impl<'a> Control<'a> {
         }
     }
 
+    /// Counts a tablebase probe that answered.
+    #[inline]
+    pub fn count_tbhit(&self) {
+        self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Every thread's tablebase hits so far.
+    pub fn tbhits(&self) -> u64 {
+        self.shared.tbhits.load(Ordering::Relaxed)
+    }
+
+    /// Keeps a failed tablebase probe for the report at the end of the search.
+    pub fn note_tb_error(&self, e: crate::chess::Error) {
+        self.shared.note_tb_error(e);
+    }
+
     /// Every thread's nodes so far (this one's as of its last flush).
     pub fn total_nodes(&self) -> u64 {
         self.shared.nodes.load(Ordering::Relaxed)

@@ -24,11 +24,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use shakmaty::{Move, Position};
 
+use crate::chess::syzygy::{Wdl, score_of};
 use crate::chess::zobrist::{hash_of, play};
 use crate::eval::{Evaluator, ScalarEvaluator};
 use tt::{TranspositionTable, encode_move};
-pub use types::{Event, Limits, Line, Reporter, SearchParams, SearchResult, Shared};
-use worker::Worker;
+pub use types::{
+    Event, Limits, Line, Reporter, SearchParams, SearchResult, Shared, SyzygySettings,
+};
+use worker::{TbProbe, Worker};
 
 /// Searches `params.root` under its limits and returns the best move. Stops early when
 /// `shared.stop` is set. The caller sets up `shared` (clock, pondering) before calling. With a
@@ -49,12 +52,12 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
     );
     let mut result = search_full(&weak, shared, tt);
     if result.lines.len() > 1 {
-        let i = skill.pick(&result.lines);
-        let (best, ponder) = skill::Skill::chosen(&result.lines, i);
-        if best.is_some() {
-            result.best = best;
-            result.ponder = ponder;
-            result.score = result.lines[i].score;
+        let scores: Vec<i32> = result.lines.iter().map(|l| l.score).collect();
+        let chosen = &result.lines[skill.pick(&scores)];
+        if let Some(&best) = chosen.pv.first() {
+            result.ponder = chosen.pv.get(1).copied();
+            result.score = chosen.score;
+            result.best = Some(best);
         }
     }
     result
@@ -62,6 +65,8 @@ pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -
 
 fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -> SearchResult {
     shared.nodes.store(0, Ordering::SeqCst);
+    shared.tbhits.store(0, Ordering::SeqCst);
+    let _ = shared.take_tb_error();
     tt.new_search();
     let root = &params.root;
     let mut root_moves: Vec<Move> = root.legal_moves().into_iter().collect();
@@ -82,9 +87,11 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
             score: 0,
             depth: 0,
             nodes: 0,
+            tbhits: 0,
             lines: Vec::new(),
         };
     }
+    let (tb, root_tb) = probe_root(params, shared, &mut root_moves);
     let budget = time::budget(
         &params.limits.clock(root.turn()),
         params.move_overhead,
@@ -94,7 +101,9 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
     let scalar: Arc<dyn ScalarEvaluator> = match &params.evaluator {
         Evaluator::Scalar(e) => e.clone(),
         Evaluator::Comparator(c) => {
-            return comparator::search(params, c.as_ref(), shared, root_moves, budget);
+            let mut r = comparator::search(params, c.as_ref(), shared, root_moves, budget);
+            r.tbhits = shared.tbhits.load(Ordering::SeqCst);
+            return r;
         }
     };
     let threads = params.threads.max(1);
@@ -103,6 +112,8 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
     let run_worker = |id: usize| {
         let mut w = Worker::new(id, shared, helpers_stop, tt, &*scalar, params, budget);
         w.root_allowed = root_moves.clone();
+        w.tb = tb;
+        w.root_tb = root_tb.clone();
         w.iterate(params, &root_moves)
     };
     let mut result = std::thread::scope(|s| {
@@ -117,6 +128,12 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         r
     });
     result.nodes = shared.nodes.load(Ordering::SeqCst);
+    result.tbhits = shared.tbhits.load(Ordering::SeqCst);
+    if let Some(e) = shared.take_tb_error()
+        && let Some(report) = &params.reporter
+    {
+        report(&Event::TablebaseError(e));
+    }
     if result.ponder.is_none()
         && let Some(best) = result.best
     {
@@ -131,4 +148,65 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         }
     }
     result
+}
+
+/// The tablebases at the root. When the root is in the tables, `root_moves` keeps only the
+/// moves that keep its result (see `chess::syzygy::RootProbe::keep`) and each root move's
+/// tablebase score comes back; the search then probes no further when DTZ ranked the moves
+/// (the choice is made) or the root is not won (Stockfish's rule). Otherwise the search probes
+/// WDL at up to `probe_limit` pieces.
+fn probe_root<'a>(
+    params: &'a SearchParams,
+    shared: &Shared,
+    root_moves: &mut Vec<Move>,
+) -> (TbProbe<'a>, Vec<(Move, i32)>) {
+    let Some(tables) = params.tablebases.as_deref() else {
+        return (TbProbe::default(), Vec::new());
+    };
+    let settings = params.syzygy;
+    let mut tb = TbProbe {
+        tables: Some(tables),
+        cardinality: settings.probe_limit.min(tables.max_pieces()),
+        probe_depth: settings.probe_depth as i32,
+        rule50: settings.rule50,
+    };
+    let root = &params.root;
+    if root.board().occupied().count() > tb.cardinality {
+        return (tb, Vec::new());
+    }
+    let mut keys = params.history.clone();
+    keys.push(hash_of(root));
+    let probe = match tables.rank_root(root, &keys, settings.rule50) {
+        Ok(Some(p)) => p,
+        Ok(None) => return (tb, Vec::new()),
+        Err(e) => {
+            if let Some(report) = &params.reporter {
+                report(&Event::TablebaseError(e));
+            }
+            return (tb, Vec::new());
+        }
+    };
+    if let Some(e) = probe.dtz_problem.clone()
+        && let Some(report) = &params.reporter
+    {
+        report(&Event::TablebaseError(e));
+    }
+    shared.tbhits.fetch_add(probe.probes, Ordering::SeqCst);
+    let kept: Vec<Move> = root_moves
+        .iter()
+        .copied()
+        .filter(|m| probe.keep.contains(m))
+        .collect();
+    if !kept.is_empty() {
+        *root_moves = kept;
+    }
+    if probe.by_dtz || probe.wdl != Wdl::Win {
+        tb.cardinality = 0;
+    }
+    let scores = probe
+        .moves
+        .iter()
+        .map(|r| (r.mv, score_of(r.wdl, 0)))
+        .collect();
+    (tb, scores)
 }

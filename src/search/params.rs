@@ -132,6 +132,11 @@ tunables! {
     history_bonus_mul: "HistoryBonusMul" = 8, 1..=64, 1;
     history_bonus_max: "HistoryBonusMax" = 1600, 100..=8000, 100;
 
+    // Tablebases.
+    /// Depth added to a tablebase result stored in the hash table (Stockfish's 6): it is exact
+    /// knowledge, worth more than any search of that depth.
+    tb_depth_bonus: "TbDepthBonus" = 6, 0..=20, 1;
+
     // Time management (see `time`).
     /// Moves still to play when `go` does not say (`movestogo`), and the most ever planned for.
     time_moves_to_go: "TimeMovesToGo" = 25, 5..=80, 2;

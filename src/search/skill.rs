@@ -8,9 +8,6 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use shakmaty::Move;
-
-use super::types::Line;
 
 /// Lines searched to choose among.
 pub const MULTIPV: usize = 4;
@@ -53,52 +50,37 @@ impl Skill {
         (100.0 * 2f64.powf(self.level / 2.0)) as u64
     }
 
-    /// Chooses among `lines` (best first, scores from the side to move's view): each line's
-    /// score gets a push, larger for worse lines and at lower levels, part of it random; the
-    /// line with the best pushed score is played. Returns its index.
-    pub fn pick(&self, lines: &[Line]) -> usize {
-        let Some(top) = lines.first().map(|l| l.score) else {
+    /// Chooses among lines by their `scores` (best first, from the side to move's view): each
+    /// line's score gets a push, larger for worse lines and at lower levels, part of it random;
+    /// the line with the best pushed score is played. Returns its index.
+    pub fn pick(&self, scores: &[i32]) -> usize {
+        let Some(&top) = scores.first() else {
             return 0;
         };
-        let last = lines.last().map_or(top, |l| l.score);
+        let last = scores.last().copied().unwrap_or(top);
         let delta = f64::from((top - last).min(100));
         let weakness = 120.0 - 2.0 * self.level;
         let mut rng = StdRng::seed_from_u64(self.seed);
         let mut best = (f64::NEG_INFINITY, 0);
-        for (i, l) in lines.iter().enumerate() {
-            let push = (weakness * f64::from(top - l.score)
+        for (i, &score) in scores.iter().enumerate() {
+            let push = (weakness * f64::from(top - score)
                 + delta * rng.random_range(0.0..weakness.max(1.0)))
                 / 128.0;
-            let pushed = f64::from(l.score) + push;
+            let pushed = f64::from(score) + push;
             if pushed >= best.0 {
                 best = (pushed, i);
             }
         }
         best.1
     }
-
-    /// The move of line `i`, and its reply.
-    pub fn chosen(lines: &[Line], i: usize) -> (Option<Move>, Option<Move>) {
-        let pv = lines.get(i).map(|l| &l.pv[..]).unwrap_or_default();
-        (pv.first().copied(), pv.get(1).copied())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::notation::uci_line;
-    use shakmaty::Chess;
 
-    fn lines(scores: &[i32]) -> Vec<Line> {
-        let moves = uci_line(&Chess::default(), "e2e4");
-        scores
-            .iter()
-            .map(|&score| Line {
-                score,
-                pv: moves.clone(),
-            })
-            .collect()
+    fn lines(scores: &[i32]) -> Vec<i32> {
+        scores.to_vec()
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use shakmaty::Move;
 
-use crate::chess::score::MATE_BOUND;
+use crate::chess::score::TB_WIN_BOUND;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -181,24 +181,25 @@ pub fn encode_move(m: &Move) -> u16 {
     from | (to << 6) | (promo << 12)
 }
 
-/// A score as the table keeps it: mate scores count from this node, not from the root.
+/// A score as the table keeps it: mate and tablebase scores count from this node, not from the
+/// root.
 #[inline]
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
     }
 }
 
-/// A score read from the table at `ply`: mate scores count from the root again.
+/// A score read from the table at `ply`: mate and tablebase scores count from the root again.
 #[inline]
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score

@@ -1,8 +1,8 @@
 //! What a search is asked (limits, parameters), what it shares with the thread that started it
 //! (stop, ponder, node count, clock), what it tells while it runs, and what it returns.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use shakmaty::{Chess, Color, Move};
@@ -10,6 +10,8 @@ use shakmaty::{Chess, Color, Move};
 use super::params::Tunables;
 use super::skill::Skill;
 use super::time::Clock;
+use crate::chess::Error as ChessError;
+use crate::chess::syzygy::Tablebases;
 use crate::eval::Evaluator;
 
 /// What `go` asked for.
@@ -58,6 +60,10 @@ pub struct Shared {
     /// True while `go ponder` has not been answered by `ponderhit`: time limits do not apply.
     pub pondering: AtomicBool,
     pub nodes: AtomicU64,
+    /// Tablebase probes that answered (root and search).
+    pub tbhits: AtomicU64,
+    /// The first tablebase probe that failed during the search (reported when it ends).
+    tb_error: Mutex<Option<ChessError>>,
     epoch: Instant,
     /// Milliseconds since `epoch` at which the clock for this move started (reset on ponderhit).
     start_ms: AtomicU64,
@@ -69,6 +75,8 @@ impl Default for Shared {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            tbhits: AtomicU64::new(0),
+            tb_error: Mutex::new(None),
             epoch: Instant::now(),
             start_ms: AtomicU64::new(0),
         }
@@ -83,6 +91,20 @@ impl Shared {
     pub fn elapsed_ms(&self) -> u64 {
         (self.epoch.elapsed().as_millis() as u64)
             .saturating_sub(self.start_ms.load(Ordering::SeqCst))
+    }
+    /// Keeps the first tablebase failure of a search (later ones are the same table again).
+    pub fn note_tb_error(&self, e: ChessError) {
+        let mut slot = self.tb_error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+    }
+    /// The tablebase failure noted since the last call.
+    pub fn take_tb_error(&self) -> Option<ChessError> {
+        self.tb_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
     /// The opponent played the expected move: the search goes on under the time limits. Time
     /// spent pondering counts as spent (the GUI's clock only started now, so this is safe), so
@@ -104,6 +126,9 @@ pub struct SearchParams {
     pub move_overhead: u64,
     pub chess960: bool,
     pub evaluator: Evaluator,
+    /// Syzygy tables to probe (`None`: no probing, at no cost).
+    pub tablebases: Option<Arc<Tablebases>>,
+    pub syzygy: SyzygySettings,
     /// Told about every finished iteration (`None` for `bench` and internal searches).
     pub reporter: Option<Reporter>,
     /// The search's tunable parameters (`Default`: the tuned values).
@@ -123,9 +148,34 @@ impl SearchParams {
             move_overhead: 10,
             chess960: false,
             evaluator: crate::eval::default_evaluator(),
+            tablebases: None,
+            syzygy: SyzygySettings::default(),
             reporter: None,
             tunables: Arc::new(Tunables::default()),
             skill: None,
+        }
+    }
+}
+
+/// How the search uses the tablebases (the UCI options `SyzygyProbeDepth`,
+/// `Syzygy50MoveRule`, `SyzygyProbeLimit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SyzygySettings {
+    /// Least remaining depth of a probe inside the search at the largest piece count probed
+    /// (positions with fewer pieces are probed at any depth).
+    pub probe_depth: u32,
+    /// A win the 50-move rule turns into a draw counts as a draw.
+    pub rule50: bool,
+    /// Most pieces of a probed position (0: no probing).
+    pub probe_limit: usize,
+}
+
+impl Default for SyzygySettings {
+    fn default() -> Self {
+        SyzygySettings {
+            probe_depth: 1,
+            rule50: true,
+            probe_limit: crate::chess::syzygy::MAX_PIECES,
         }
     }
 }
@@ -145,6 +195,8 @@ pub struct SearchResult {
     pub score: i32,
     pub depth: u32,
     pub nodes: u64,
+    /// Tablebase probes that answered.
+    pub tbhits: u64,
     pub lines: Vec<Line>,
 }
 
@@ -164,11 +216,15 @@ pub enum Event<'a> {
         nps: u64,
         /// Transposition table use in permille, for searches that have one.
         hashfull: Option<u32>,
+        /// Tablebase probes that answered so far, for searches with tables.
+        tbhits: Option<u64>,
         time_ms: u64,
         pv: &'a [Move],
     },
     /// The comparator search's work when it ends.
     ComparatorWork { nodes: u64, comparisons: u64 },
+    /// A tablebase probe failed (a corrupt or unreadable table); the search went on without it.
+    TablebaseError(ChessError),
 }
 
 /// Receives a search's [`Event`]s (called from the search's main thread).

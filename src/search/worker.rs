@@ -14,7 +14,8 @@ use super::time::TimeBudget;
 use super::tt::{Bound, TranspositionTable, encode_move, score_to_tt};
 use super::types::{Event, Line, SearchParams, SearchResult, Shared};
 use crate::chess::rules::{dead_material, is_rule_draw};
-use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, value};
+use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, TB_WIN_BOUND, value};
+use crate::chess::syzygy::{Tablebases, Wdl, score_of, under_rule50};
 use crate::chess::zobrist::{hash_of, play};
 use crate::chess::{movegen, see};
 use crate::eval::ScalarEvaluator;
@@ -27,6 +28,18 @@ struct Frame {
     /// Piece index and target square of the move played from this ply (for counter moves).
     moved: Option<(usize, usize)>,
     null: bool,
+}
+
+/// How a search thread probes the tablebases.
+#[derive(Clone, Copy, Default)]
+pub(super) struct TbProbe<'a> {
+    pub tables: Option<&'a Tablebases>,
+    /// Most pieces of a probed position; 0: no probes (the one test a node without tables
+    /// pays).
+    pub cardinality: usize,
+    /// Least depth of a probe at `cardinality` pieces (fewer pieces: any depth).
+    pub probe_depth: i32,
+    pub rule50: bool,
 }
 
 pub(super) struct Worker<'a> {
@@ -48,6 +61,10 @@ pub(super) struct Worker<'a> {
     pub root_allowed: Vec<Move>,
     /// Deep Pink's first-layer accumulators by ply (only with `Evaluator=deeppink`).
     pink: Option<Accumulators<'a>>,
+    pub tb: TbProbe<'a>,
+    /// The tablebase score of each root move when the root is in the tables: reported in
+    /// place of the search's own score (unless that is a mate).
+    pub root_tb: Vec<(Move, i32)>,
 }
 
 impl<'a> Worker<'a> {
@@ -86,6 +103,53 @@ impl<'a> Worker<'a> {
             pink: eval
                 .deep_pink()
                 .map(|net| Accumulators::new(net, MAX_PLY + 4)),
+            tb: TbProbe::default(),
+            root_tb: Vec::new(),
+        }
+    }
+
+    /// The WDL probe of a node inside the search: right after a capture or pawn move (the
+    /// tables' results hold for a zeroed halfmove clock), with few enough pieces, no castling
+    /// rights, and at the largest piece count probed only from `probe_depth` on. The score (see
+    /// [`score_of`]) and its bound: a win is a lower bound (a mate may be better), a loss an
+    /// upper bound, a draw exact.
+    fn probe_wdl(&mut self, pos: &Chess, depth: i32, ply: usize) -> Option<(i32, Bound)> {
+        let tables = self.tb.tables?;
+        let pieces = pos.board().occupied().count();
+        if pieces > self.tb.cardinality
+            || (pieces == self.tb.cardinality && depth < self.tb.probe_depth)
+            || pos.halfmoves() != 0
+            || !pos.castles().is_empty()
+        {
+            return None;
+        }
+        let wdl = match tables.probe_wdl(pos) {
+            Ok(Some(w)) => under_rule50(w, self.tb.rule50),
+            Ok(None) => return None,
+            Err(e) => {
+                self.control.note_tb_error(e);
+                return None;
+            }
+        };
+        self.control.count_tbhit();
+        let bound = match wdl {
+            Wdl::Win => Bound::Lower,
+            Wdl::Loss => Bound::Upper,
+            _ => Bound::Exact,
+        };
+        Some((score_of(wdl, ply), bound))
+    }
+
+    /// The score to report for a root line: its first move's tablebase score when the root is
+    /// in the tables and the search found no mate.
+    fn reported(&self, score: i32, pv: &[Move]) -> i32 {
+        match pv.first() {
+            Some(m) if score.abs() < MATE_BOUND => self
+                .root_tb
+                .iter()
+                .find(|(mv, _)| mv == m)
+                .map_or(score, |&(_, s)| s),
+            _ => score,
         }
     }
 
@@ -95,7 +159,7 @@ impl<'a> Worker<'a> {
             Some(acc) => acc.evaluate_cp(ply, pos.turn()),
             None => self.eval.evaluate(pos, hash),
         }
-        .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// Draw by the fifty-move rule, repetition or insufficient material.
@@ -160,6 +224,40 @@ impl<'a> Worker<'a> {
             return s;
         }
 
+        // Tablebases: a result that settles the window ends the node; at PV nodes a win raises
+        // the floor and a loss caps the score.
+        let mut tb_floor = -INF;
+        let mut tb_cap = INF;
+        if self.tb.cardinality > 0
+            && !root
+            && let Some((score, bound)) = self.probe_wdl(pos, depth, ply)
+        {
+            let settles = match bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if settles {
+                let eval = if in_check {
+                    0
+                } else {
+                    self.evaluate(pos, hash, ply)
+                };
+                let tb_depth = (depth + self.t.tb_depth_bonus).min(MAX_PLY as i32);
+                self.tt
+                    .store(hash, 0, score_to_tt(score, ply), eval, tb_depth, bound);
+                return score;
+            }
+            if pv_node {
+                if bound == Bound::Lower {
+                    tb_floor = score;
+                    alpha = alpha.max(score);
+                } else {
+                    tb_cap = score;
+                }
+            }
+        }
+
         let static_eval = if in_check {
             -INF
         } else if let Some(e) = tt_entry {
@@ -174,7 +272,7 @@ impl<'a> Worker<'a> {
         if !pv_node && !in_check {
             // Reverse futility pruning.
             if depth <= self.t.rfp_max_depth
-                && beta.abs() < MATE_BOUND
+                && beta.abs() < TB_WIN_BOUND
                 && static_eval - self.t.rfp_margin * (depth - i32::from(improving)) >= beta
             {
                 return static_eval;
@@ -187,7 +285,7 @@ impl<'a> Worker<'a> {
                 && static_eval >= beta
                 && !self.frames[ply.saturating_sub(1)].null
                 && !non_pawn.is_empty()
-                && beta.abs() < MATE_BOUND
+                && beta.abs() < TB_WIN_BOUND
                 && let Ok(null_pos) = pos.clone().swap_turn()
             {
                 let r = self.t.nmp_base
@@ -215,7 +313,7 @@ impl<'a> Worker<'a> {
                     return 0;
                 }
                 if score >= beta {
-                    return if score >= MATE_BOUND { beta } else { score };
+                    return if score >= TB_WIN_BOUND { beta } else { score };
                 }
             }
         }
@@ -270,7 +368,7 @@ impl<'a> Worker<'a> {
             // Only pruning (shallow depths) and reductions look at checks: skip the test
             // elsewhere.
             let may_prune = !root
-                && best_score > -MATE_BOUND
+                && best_score > -TB_WIN_BOUND
                 && searched > 0
                 && depth <= self.t.prune_max_depth;
             let may_reduce =
@@ -279,7 +377,7 @@ impl<'a> Worker<'a> {
 
             // Shallow-depth pruning, never before a move has been searched, when mated, or for
             // a move that gives check (quiet mating moves must be seen).
-            if !root && best_score > -MATE_BOUND && searched > 0 && !gives_check {
+            if !root && best_score > -TB_WIN_BOUND && searched > 0 && !gives_check {
                 if quiet && !in_check && !pv_node {
                     if depth <= self.t.prune_max_depth && quiets.len >= lmp_limit {
                         continue;
@@ -398,6 +496,9 @@ impl<'a> Worker<'a> {
         if searched == 0 {
             // Only at the root when every move is excluded, or when everything was pruned.
             return if root { alpha } else { static_eval.max(alpha) };
+        }
+        if pv_node {
+            best_score = best_score.max(tb_floor).min(tb_cap);
         }
         if !root || self.root_excluded.is_empty() {
             let bound = Bound::of(best_score, alpha, orig_alpha, beta);
@@ -553,6 +654,7 @@ impl<'a> Worker<'a> {
             score: 0,
             depth: 0,
             nodes: 0,
+            tbhits: 0,
             lines: Vec::new(),
         };
         let mut prev_scores = vec![0i32; multipv];
@@ -600,6 +702,7 @@ impl<'a> Worker<'a> {
                 let Some(&first) = pv.first() else { break };
                 prev_scores[pv_idx] = score;
                 self.root_excluded.push(first);
+                let score = self.reported(score, &pv);
                 lines.push(Line { score, pv });
                 if self.id == 0
                     && let Some(report) = &params.reporter
@@ -616,6 +719,7 @@ impl<'a> Worker<'a> {
                         nodes,
                         nps: nodes * 1000 / time_ms.max(1),
                         hashfull: Some(self.tt.hashfull()),
+                        tbhits: params.tablebases.is_some().then(|| self.control.tbhits()),
                         time_ms,
                         pv: &line.pv,
                     });

@@ -288,6 +288,9 @@ impl Engine {
             self.learner.finish(&self.options, self.last_move());
         }
         let applied = self.options.set(name, value)?;
+        for e in &applied.errors {
+            info_string(&format!("error: {e}"));
+        }
         for note in &applied.notes {
             info_string(note);
         }
@@ -336,6 +339,8 @@ impl Engine {
             move_overhead: self.options.move_overhead,
             chess960: self.options.chess960,
             evaluator: self.options.evaluator.clone(),
+            tablebases: self.options.tablebases.clone(),
+            syzygy: self.options.syzygy,
             reporter: Some(reporter(Style {
                 chess960: self.options.chess960,
                 wdl: if !self.options.show_wdl {

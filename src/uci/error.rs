@@ -6,8 +6,9 @@ pub enum Error {
     // `position`
     #[error("expected 'position startpos' or 'position fen <FEN>'")]
     PositionSyntax,
+    /// A position that cannot be read, a tablebase file or directory that cannot be used.
     #[error(transparent)]
-    Fen(#[from] crate::chess::Error),
+    Chess(#[from] crate::chess::Error),
     #[error("move {number} '{text}' is not a UCI move")]
     NotAMove { number: usize, text: String },
     #[error("move {number} '{text}' is illegal in {fen}")]

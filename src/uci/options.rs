@@ -5,8 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Error;
+use crate::chess::syzygy::{MAX_PIECES, Tablebases};
 use crate::eval::{self, Evaluator};
 use crate::experience::store::DEFAULT_FILE;
+use crate::search::SyzygySettings;
 use crate::search::params::{SPECS, Tunables};
 use crate::search::skill::{self, Skill};
 
@@ -48,6 +50,12 @@ pub struct Options {
     pub uci_elo: i64,
     /// `Skill Level` 0..20 (20: full strength; `UCI_LimitStrength` takes precedence).
     pub skill_level: i64,
+    /// `SyzygyPath` as given (`<empty>`: no tables).
+    pub syzygy_path: String,
+    /// The tables found there (`None`: none).
+    pub tablebases: Option<Arc<Tablebases>>,
+    /// `SyzygyProbeDepth`, `Syzygy50MoveRule`, `SyzygyProbeLimit`.
+    pub syzygy: SyzygySettings,
 }
 
 impl Default for Options {
@@ -73,6 +81,9 @@ impl Default for Options {
             limit_strength: false,
             uci_elo: skill::ELO_MAX,
             skill_level: 20,
+            syzygy_path: "<empty>".to_string(),
+            tablebases: None,
+            syzygy: SyzygySettings::default(),
         }
     }
 }
@@ -92,6 +103,9 @@ pub enum HashChange {
 pub struct Applied {
     /// Lines for the user (`info string`).
     pub notes: Vec<String>,
+    /// Problems that did not stop the option from being set (`info string error: ...`), e.g.
+    /// a table file left out.
+    pub errors: Vec<Error>,
     pub hash: HashChange,
 }
 
@@ -118,6 +132,7 @@ impl Options {
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Applied, Error> {
         let mut applied = Applied {
             notes: Vec::new(),
+            errors: Vec::new(),
             hash: HashChange::Keep,
         };
         let spin = |min: i64, max: i64| -> Result<i64, Error> {
@@ -246,6 +261,10 @@ impl Options {
             }
             "learning" => self.learning = check()?,
             "experiencebook" => self.experience_book = check()?,
+            "syzygypath" => self.load_tablebases(value.unwrap_or(""), &mut applied),
+            "syzygyprobedepth" => self.syzygy.probe_depth = spin(1, 100)? as u32,
+            "syzygy50moverule" => self.syzygy.rule50 = check()?,
+            "syzygyprobelimit" => self.syzygy.probe_limit = spin(0, MAX_PIECES as i64)? as usize,
             "experiencemingames" => {
                 self.experience_min_games = spin(1, 1_000_000)? as u32;
                 self.reload_data_evaluator(&mut applied)?;
@@ -267,6 +286,31 @@ impl Options {
             },
         }
         Ok(applied)
+    }
+
+    /// `SyzygyPath`: finds the tables of its directories. Directories and files that cannot be
+    /// used are reported and left out; the tables that could be used are kept.
+    fn load_tablebases(&mut self, path: &str, applied: &mut Applied) {
+        let path = path.trim();
+        let loaded = Tablebases::load(path);
+        applied
+            .errors
+            .extend(loaded.errors.into_iter().map(Error::from));
+        self.syzygy_path = if path.is_empty() { "<empty>" } else { path }.to_string();
+        self.tablebases = loaded.tables.map(Arc::new);
+        applied.notes.push(match &self.tablebases {
+            Some(t) => format!(
+                "Syzygy: {} tables found ({} WDL, {} DTZ), up to {} pieces",
+                t.wdl_tables() + t.dtz_tables(),
+                t.wdl_tables(),
+                t.dtz_tables(),
+                t.max_pieces()
+            ),
+            None if crate::chess::syzygy::split_paths(path).is_empty() => {
+                "Syzygy: no tables (SyzygyPath is empty)".to_string()
+            }
+            None => "Syzygy: 0 tables found".to_string(),
+        });
     }
 
     fn use_net_evaluator(
@@ -360,6 +404,22 @@ pub fn option_lines() -> Vec<String> {
             d.experience_min_games
         ),
         format!("option name EvalFile type string default {EVAL_FILE_AUTO}"),
+        format!(
+            "option name SyzygyPath type string default {}",
+            d.syzygy_path
+        ),
+        format!(
+            "option name SyzygyProbeDepth type spin default {} min 1 max 100",
+            d.syzygy.probe_depth
+        ),
+        format!(
+            "option name Syzygy50MoveRule type check default {}",
+            d.syzygy.rule50
+        ),
+        format!(
+            "option name SyzygyProbeLimit type spin default {} min 0 max {MAX_PIECES}",
+            d.syzygy.probe_limit
+        ),
         format!(
             "option name Evaluator type combo default {} {}",
             d.evaluator.name(),

@@ -64,6 +64,7 @@ pub fn event_line(event: &Event, style: Style) -> String {
             nodes,
             nps,
             hashfull,
+            tbhits,
             time_ms,
             pv,
         } => {
@@ -84,6 +85,9 @@ pub fn event_line(event: &Event, style: Style) -> String {
             if let Some(h) = hashfull {
                 line.push_str(&format!(" hashfull {h}"));
             }
+            if let Some(t) = tbhits {
+                line.push_str(&format!(" tbhits {t}"));
+            }
             let pv: Vec<String> = pv.iter().map(|m| uci_move(*m, style.chess960)).collect();
             line.push_str(&format!(" time {time_ms} pv {}", pv.join(" ")));
             line
@@ -91,6 +95,7 @@ pub fn event_line(event: &Event, style: Style) -> String {
         Event::ComparatorWork { nodes, comparisons } => {
             format!("info string deepchess search: {nodes} nodes, {comparisons} comparisons")
         }
+        Event::TablebaseError(e) => format!("info string error: {e}"),
     }
 }
 
