@@ -63,10 +63,16 @@ pub struct MatchArgs {
     /// Shell command of the first engine (default: this Deep Red).
     #[arg(long)]
     pub engine: Option<String>,
-    /// Games to play (openings are played in pairs, colours swapped).
-    #[arg(long, default_value_t = 2)]
-    pub games: usize,
-    /// Time control, SECONDS+INCREMENT (the default when no other limit is given: 10+0.1).
+    /// Games to play (openings are played in pairs, colours swapped; default 2); with --sprt the
+    /// most to play (default 20000).
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// Sequential probability ratio test on the game pairs, ELO0,ELO1,ALPHA,BETA (e.g.
+    /// 0,5,0.05,0.05): the match stops once it accepts H0 (elo <= elo0) or H1 (elo >= elo1).
+    #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA", allow_hyphen_values = true)]
+    pub sprt: Option<String>,
+    /// Time control, [MOVES/]SECONDS[+INCREMENT]: 10+0.1, or 40/60 (40 moves in 60 s, the clock
+    /// refilled every 40 moves). The default when no other limit is given: 10+0.1.
     #[arg(long)]
     pub tc: Option<String>,
     /// Nodes per move instead of a clock.
@@ -82,7 +88,7 @@ pub struct MatchArgs {
     /// Deep Red on a clock).
     #[arg(long)]
     pub opponent_nodes: Option<u64>,
-    /// The opponent's own limit instead: a time control SECONDS+INCREMENT.
+    /// The opponent's own limit instead: a time control [MOVES/]SECONDS[+INCREMENT].
     #[arg(long, conflicts_with = "opponent_nodes")]
     pub opponent_tc: Option<String>,
     /// EPD/FEN openings, e.g. ../shared/data/books/noob_3moves.epd (shuffled by --seed).

@@ -205,10 +205,15 @@ fn an_engine_that_never_moves_loses_on_time() {
 
 #[test]
 fn bad_arguments_fail_cleanly() {
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 10] = [
         &["--opponent", "/nonexistent/engine"],
         &["--opponent", "true"],
         &["--opponent", "cat", "--tc", "fast"],
+        &["--opponent", "cat", "--tc", "40/"],
+        &["--opponent", "cat", "--tc", "0/60"],
+        &["--opponent", "cat", "--opponent-tc", "40/-1"],
+        &["--opponent", "cat", "--sprt", "5,0,0.05,0.05"],
+        &["--opponent", "cat", "--sprt", "0,5,0.05"],
         &["--opponent", "cat", "--book", "/nonexistent.epd"],
         &["--opponent", "cat", "--engine-option", "Hash"],
     ];
@@ -219,4 +224,210 @@ fn bad_arguments_fail_cleanly() {
         assert!(err.starts_with("deepred: "), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+/// The engine's points in each game from the per-game lines on stderr (`game N (White vs
+/// Black): RESULT`); the engine has White in odd rounds.
+fn points_by_round(err: &str, engine: &str) -> std::collections::BTreeMap<usize, u32> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in err.lines().filter(|l| l.starts_with("game ")) {
+        let round: usize = line[5..].split(' ').next().unwrap().parse().unwrap();
+        let engine_white = round % 2 == 1;
+        assert_eq!(
+            line.contains(&format!("({engine} vs ")),
+            engine_white,
+            "colours alternate: {line}"
+        );
+        let result = line.split("): ").nth(1).unwrap().split(' ').next().unwrap();
+        // Half points for the engine.
+        let halves = match (result, engine_white) {
+            ("1/2-1/2", _) => 1,
+            ("1-0", true) | ("0-1", false) => 2,
+            ("1-0", false) | ("0-1", true) => 0,
+            _ => panic!("{line}"),
+        };
+        assert!(out.insert(round, halves).is_none(), "{line}");
+    }
+    out
+}
+
+/// The numbers in the summary's `Ptnml(0-2): [a, b, c, d, e]`.
+fn ptnml(out: &str) -> Vec<u32> {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("Ptnml(0-2): ["))
+        .expect(out);
+    let inner = &line["Ptnml(0-2): [".len()..line.find(']').unwrap()];
+    inner.split(", ").map(|x| x.parse().unwrap()).collect()
+}
+
+#[test]
+fn pairs_are_counted_by_opening_whatever_order_games_finish_in() {
+    // Two games at once (so pairs can finish out of order) and an odd last game, which counts
+    // only in the wins/losses/draws.
+    let o = run_match(&[
+        "--opponent",
+        &format!("{BIN} uci"),
+        "--nodes",
+        "400",
+        "--games",
+        "5",
+        "--concurrency",
+        "2",
+        "--max-plies",
+        "120",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains(": 5 games,"), "{out}");
+    let engine = err
+        .lines()
+        .find_map(|l| l.strip_prefix("game 1 (")?.split(" vs ").next())
+        .expect(&err)
+        .to_string();
+    let points = points_by_round(&err, &engine);
+    assert_eq!(points.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    let mut want = vec![0; 5];
+    for pair in [1, 3] {
+        want[(points[&pair] + points[&(pair + 1)]) as usize] += 1;
+    }
+    assert_eq!(ptnml(&out), want, "{out}\n{err}");
+    assert!(!out.contains("SPRT"), "{out}");
+}
+
+#[test]
+fn sprt_stops_the_match_once_a_bound_is_crossed() {
+    // Bounds [0, 0] (alpha = beta = 0.5): the first pair decides, so 2 of at most 20 games.
+    let o = run_match(&[
+        "--opponent",
+        &format!("{BIN} uci"),
+        "--nodes",
+        "300",
+        "--games",
+        "20",
+        "--max-plies",
+        "120",
+        "--sprt",
+        "-1000,1000,0.5,0.5",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains(": 2 games,"), "{out}\n{err}");
+    assert_eq!(ptnml(&out).iter().sum::<u32>(), 1, "{out}");
+    let sprt = out
+        .lines()
+        .find(|l| l.starts_with("SPRT: llr "))
+        .expect(&out);
+    assert!(sprt.contains(" (bounds [0.00, 0.00]) - H"), "{sprt}");
+    assert!(sprt.ends_with(" accepted"), "{sprt}");
+    assert!(
+        err.lines()
+            .filter(|l| l.starts_with("game "))
+            .all(|l| l.contains(" llr ")),
+        "{err}"
+    );
+
+    // Bounds no two pairs can reach (two pairs move the LLR by at most about 0.03 here, by
+    // scripts/match_stats_reference.py): the match plays all its games and the test goes on.
+    let o = run_match(&[
+        "--opponent",
+        &format!("{BIN} uci"),
+        "--nodes",
+        "300",
+        "--games",
+        "4",
+        "--max-plies",
+        "120",
+        "--sprt",
+        "0,5,0.05,0.05",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains(": 4 games,"), "{out}\n{err}");
+    assert_eq!(ptnml(&out).iter().sum::<u32>(), 2, "{out}");
+    assert!(
+        out.contains("SPRT: llr ") && out.contains(" (bounds [-2.94, 2.94]) - continue"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_moves_per_period_clock_sends_movestogo_and_refills() {
+    let dir = temp_dir("movestogo");
+    let log = dir.join("opponent.log");
+    let pgn = dir.join("m.pgn");
+    // The opponent is Deep Red behind `tee`, which records every command it receives.
+    let opponent = format!("tee -a {} | {BIN} uci", log.display());
+    let o = run_match(&[
+        "--opponent",
+        &opponent,
+        "--tc",
+        "40/1",
+        "--time-margin",
+        "1000",
+        "--games",
+        "2",
+        "--max-plies",
+        "100",
+        "--draw-move",
+        "0",
+        "--resign-plies",
+        "0",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let games = read_pgn(&pgn);
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| g.tag("TimeControl") == Some("40/1")));
+    let log = std::fs::read_to_string(&log).unwrap();
+    let mut plies = None;
+    let (mut gos, mut refills) = (0, 0);
+    // The opponent's clock before its previous move: (plies then, its time left).
+    let mut last: Option<(usize, u64)> = None;
+    for line in log.lines() {
+        if line.starts_with("position ") {
+            plies = Some(
+                line.split(" moves ")
+                    .nth(1)
+                    .map_or(0, |m| m.split(' ').count()),
+            );
+        } else if line.starts_with("go ") {
+            let k = plies.take().expect("a position before each go");
+            let word = |w: &str| -> u64 {
+                let mut it = line.split(' ');
+                it.find(|x| *x == w).expect(line);
+                it.next().unwrap().parse().unwrap()
+            };
+            // The side to move has made k / 2 moves (rounded down) so far.
+            let made = (k / 2) as u64;
+            assert_eq!(word("movestogo"), 40 - made % 40, "{line} after {k} plies");
+            let own = word(if k % 2 == 0 { "wtime" } else { "btime" });
+            if k < 2 {
+                assert_eq!(own, 1000, "{line}");
+                last = None;
+            }
+            // A second per period begun, never more.
+            assert!(own <= 1000 * (made / 40 + 1), "{line}");
+            if let Some((pk, pown)) = last
+                && pk + 2 == k
+                && made.is_multiple_of(40)
+            {
+                // The 40th move added a second to what was left of the first (< 1000 ms).
+                assert!(pown < 1000 && own >= 1000, "{pown} then {line}");
+                refills += 1;
+            }
+            last = Some((k, own));
+            gos += 1;
+        }
+    }
+    assert!(gos >= 2, "{log}");
+    // Games shorter than 81 plies (a mate or a repetition) never reach a refill.
+    let long = games.iter().filter(|g| g.moves.len() >= 81).count();
+    assert!(
+        refills >= long.min(1),
+        "{refills} refills, {long} long games\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

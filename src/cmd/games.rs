@@ -73,12 +73,13 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
 
 pub fn run_match(args: MatchArgs) -> ExitCode {
     use deepred::games::matchrun::{
-        Adjudication, EngineSpec, MatchOptions, MoveLimit, TimeControl, game_line, run,
+        Adjudication, EngineSpec, MatchOptions, MoveLimit, Sprt, TimeControl, game_line, run,
     };
     let MatchArgs {
         opponent,
         engine,
         games,
+        sprt,
         tc,
         nodes,
         depth,
@@ -137,6 +138,11 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return fail(e),
     };
+    let sprt = match sprt.as_deref().map(Sprt::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let games = games.unwrap_or(if sprt.is_some() { 20_000 } else { 2 });
     if games == 0 {
         return fail("--games must be at least 1");
     }
@@ -153,6 +159,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         opponent_limit,
         openings,
         games,
+        sprt,
         concurrency,
         seed,
         pgn,

@@ -27,8 +27,12 @@ pub enum Error {
     Exited { name: String },
     #[error("cannot find the deepred executable: {0}")]
     NoExecutable(std::io::Error),
-    #[error("time control '{0}' is not SECONDS[+INCREMENT], e.g. 10+0.1")]
+    #[error(
+        "time control '{0}' is not [MOVES/]SECONDS[+INCREMENT], e.g. 10+0.1 or 40/60 (40 moves in 60 s)"
+    )]
     TimeControl(String),
+    #[error("bad --sprt '{text}': {why}")]
+    Sprt { text: String, why: &'static str },
     #[error("cannot open '{}': {source}", path.display())]
     Open {
         path: PathBuf,

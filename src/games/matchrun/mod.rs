@@ -6,16 +6,20 @@
 //! (rules, score-based draw and resignation, a ply cap), turns crashes, illegal moves and time
 //! losses into lost games, restarts a crashed engine for the next game, appends every finished
 //! game to the PGN file at once, learns the games decided on the board into the experience store
-//! (`--learn`), and sums the result up with an Elo estimate and its 95% error bar.
+//! (`--learn`), and sums the result up with an Elo estimate and its 95% error bar from games
+//! (trinomial) and from game pairs (pentanomial); `--sprt` stops the match once a sequential
+//! probability ratio test on the pairs accepts a hypothesis.
 
 mod adjudication;
 mod clock;
 mod report;
 mod runner;
+mod sprt;
 mod stats;
 
 pub use adjudication::{Adjudication, adjudicate};
-pub use clock::{MoveLimit, TimeControl};
-pub use report::{Ending, GameOutcome, MatchReport, game_line};
+pub use clock::{GameClock, MoveLimit, TimeControl};
+pub use report::{Ending, GameOutcome, MatchReport, SprtState, game_line};
 pub use runner::{EngineSpec, MatchOptions, run};
-pub use stats::{Tally, format_elo};
+pub use sprt::{Sprt, Verdict};
+pub use stats::{Pentanomial, Tally, format_elo};

@@ -1,8 +1,11 @@
 //! What a match produced: each game's outcome and ending, and the report with its summary.
 
+use std::collections::BTreeMap;
+
 use shakmaty::{Chess, Move};
 
-use super::stats::{Tally, format_elo};
+use super::sprt::{Sprt, Verdict};
+use super::stats::{Pentanomial, Tally, format_elo};
 use crate::chess::rules::GameResult;
 
 /// How a game ended.
@@ -83,6 +86,15 @@ impl GameOutcome {
     }
 }
 
+/// The state of an SPRT: the LLR after the last completed pair, and the verdict (which stays
+/// once the LLR has crossed a bound: the match stops there, with the LLR of that moment).
+#[derive(Clone, Copy, Debug)]
+pub struct SprtState {
+    pub sprt: Sprt,
+    pub llr: f64,
+    pub verdict: Verdict,
+}
+
 /// What `run` returns.
 #[derive(Debug, Default)]
 pub struct MatchReport {
@@ -91,6 +103,11 @@ pub struct MatchReport {
     pub tally: Tally,
     pub as_white: Tally,
     pub as_black: Tally,
+    /// Completed game pairs (both games of one opening), by the engine's points in the pair.
+    pub pentanomial: Pentanomial,
+    /// Pairs with one game finished: pair index (round - 1) / 2 to that game's points.
+    pub(super) open_pairs: BTreeMap<usize, f64>,
+    pub sprt: Option<SprtState>,
     pub games: Vec<GameOutcome>,
     /// Games learned into the store (new ones).
     pub learned: usize,
@@ -99,6 +116,8 @@ pub struct MatchReport {
 }
 
 impl MatchReport {
+    /// Counts a finished game; games `2k+1` and `2k+2` (one opening, colours swapped) form a
+    /// pair whatever order they finish in, and a completed pair updates the SPRT.
     pub(super) fn record(&mut self, g: GameOutcome) {
         let p = g.engine_points();
         self.tally.add(p);
@@ -107,7 +126,24 @@ impl MatchReport {
         } else {
             self.as_black.add(p);
         }
+        let pair = g.round.saturating_sub(1) / 2;
+        if let Some(other) = self.open_pairs.remove(&pair) {
+            self.pentanomial.add(p + other);
+            if let Some(st) = self.sprt.as_mut()
+                && st.verdict == Verdict::Continue
+            {
+                st.llr = st.sprt.llr(&self.pentanomial);
+                st.verdict = st.sprt.verdict(st.llr);
+            }
+        } else {
+            self.open_pairs.insert(pair, p);
+        }
         self.games.push(g);
+    }
+
+    /// The SPRT has accepted a hypothesis: start no more games.
+    pub fn sprt_decided(&self) -> bool {
+        self.sprt.is_some_and(|s| s.verdict != Verdict::Continue)
     }
 
     /// The summary printed at the end of a match.
@@ -129,6 +165,32 @@ impl MatchReport {
             format_elo(elo, err),
             100.0 * t.los()
         ));
+        let pt = &self.pentanomial;
+        let c = pt.counts;
+        let mut line = format!(
+            "Ptnml(0-2): [{}, {}, {}, {}, {}]",
+            c[0], c[1], c[2], c[3], c[4]
+        );
+        if pt.pairs() > 0 {
+            let (elo, err) = pt.elo();
+            line.push_str(&format!(
+                ", Elo {} (95%, pentanomial)",
+                format_elo(elo, err)
+            ));
+            if let Some((nelo, nerr)) = pt.normalized_elo() {
+                line.push_str(&format!(", nElo {}", format_elo(nelo, nerr)));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+        if let Some(st) = &self.sprt {
+            let (lo, hi) = st.sprt.bounds();
+            out.push_str(&format!(
+                "SPRT: llr {} (bounds [{lo:.2}, {hi:.2}]) - {}\n",
+                two_decimals(st.llr),
+                st.verdict.describe()
+            ));
+        }
         for (label, x) in [("as White", &self.as_white), ("as Black", &self.as_black)] {
             out.push_str(&format!(
                 "{label}: {} wins, {} losses, {} draws\n",
@@ -167,6 +229,15 @@ impl MatchReport {
     }
 }
 
+/// `x` to two decimals, without a sign on a value that rounds to zero.
+fn two_decimals(x: f64) -> String {
+    if (x * 100.0).round() == 0.0 {
+        "0.00".into()
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 /// The line printed after each game.
 pub fn game_line(r: &MatchReport, g: &GameOutcome) -> String {
     let (w, b) = if g.engine_white {
@@ -180,8 +251,12 @@ pub fn game_line(r: &MatchReport, g: &GameOutcome) -> String {
         GameResult::Draw => None,
     };
     let t = &r.tally;
+    let llr = r
+        .sprt
+        .map(|s| format!(" llr {}", two_decimals(s.llr)))
+        .unwrap_or_default();
     format!(
-        "game {} ({w} vs {b}): {} {{{}}}  score {}-{}-{} [{:.3}] {}",
+        "game {} ({w} vs {b}): {} {{{}}}  score {}-{}-{} [{:.3}] {}{llr}",
         g.round,
         g.result.as_pgn(),
         g.ending.describe(loser),
@@ -212,5 +287,97 @@ mod tests {
         assert_eq!(g(GameResult::BlackWins, false).engine_points(), 1.0);
         assert_eq!(g(GameResult::BlackWins, true).engine_points(), 0.0);
         assert_eq!(g(GameResult::Draw, true).engine_points(), 0.5);
+    }
+
+    /// Game `round` (the engine has White in odd rounds) worth `points` to the engine.
+    fn game(round: usize, points: f64) -> GameOutcome {
+        let engine_white = round % 2 == 1;
+        let result = match (points, engine_white) {
+            (0.5, _) => GameResult::Draw,
+            (1.0, true) | (0.0, false) => GameResult::WhiteWins,
+            _ => GameResult::BlackWins,
+        };
+        GameOutcome {
+            round,
+            engine_white,
+            result,
+            ending: Ending::Checkmate,
+            start: Chess::default(),
+            moves: vec![],
+        }
+    }
+
+    #[test]
+    fn pairs_are_formed_by_opening_not_by_finishing_order() {
+        let mut r = MatchReport::default();
+        // Finishing order with concurrency: rounds 2, 3, 1, 5, 4, 6, 7 (7 has no partner).
+        // Pairs (1,2) = 1 + 0.5 = 1.5, (3,4) = 0 + 0 = 0, (5,6) = 0.5 + 0.5 = 1.
+        for (round, points) in [
+            (2, 0.5),
+            (3, 0.0),
+            (1, 1.0),
+            (5, 0.5),
+            (4, 0.0),
+            (6, 0.5),
+            (7, 1.0),
+        ] {
+            r.record(game(round, points));
+        }
+        assert_eq!(r.pentanomial.counts, [1, 0, 1, 1, 0]);
+        assert_eq!(
+            (r.tally.wins, r.tally.losses, r.tally.draws),
+            (2, 2, 3),
+            "the odd game counts in the trinomial totals"
+        );
+        assert_eq!(r.open_pairs.len(), 1);
+        let s = r.summary();
+        assert!(s.contains("Ptnml(0-2): [1, 0, 1, 1, 0], Elo "), "{s}");
+        assert!(!s.contains("SPRT"), "{s}");
+        // Finishing order 1, 3, 4 (pair 2 complete), then pair 1 never completes.
+        let mut r = MatchReport::default();
+        for (round, points) in [(1, 1.0), (3, 1.0), (4, 1.0)] {
+            r.record(game(round, points));
+        }
+        assert_eq!(r.pentanomial.counts, [0, 0, 0, 0, 1]);
+        assert!(
+            MatchReport::default()
+                .summary()
+                .contains("Ptnml(0-2): [0, 0, 0, 0, 0]\n")
+        );
+    }
+
+    #[test]
+    fn the_sprt_is_updated_by_completed_pairs_and_keeps_its_verdict() {
+        let sprt = Sprt::parse("-1000,1000,0.5,0.5").unwrap();
+        let mut r = MatchReport {
+            sprt: Some(SprtState {
+                sprt,
+                llr: 0.0,
+                verdict: Verdict::Continue,
+            }),
+            ..Default::default()
+        };
+        r.record(game(2, 1.0));
+        assert!(!r.sprt_decided(), "half a pair decides nothing");
+        r.record(game(1, 1.0));
+        assert!(r.sprt_decided());
+        let st = r.sprt.unwrap();
+        // One WW pair: llr = sprt.llr of that pair, above the bound 0.
+        assert_eq!(st.llr, sprt.llr(&r.pentanomial));
+        assert!(st.llr > 0.0 && st.verdict == Verdict::H1, "{st:?}");
+        // Games finishing after the decision are counted, the verdict and its LLR stay.
+        r.record(game(3, 0.0));
+        r.record(game(4, 0.0));
+        assert_eq!(r.pentanomial.counts, [1, 0, 0, 0, 1]);
+        assert_eq!(r.sprt.unwrap().llr, st.llr);
+        let s = r.summary();
+        let want = format!(
+            "SPRT: llr {:.2} (bounds [0.00, 0.00]) - H1 accepted\n",
+            st.llr
+        );
+        assert_eq!(two_decimals(-1e-60), "0.00");
+        assert_eq!(two_decimals(-0.006), "-0.01");
+        assert!(s.contains(&want), "{s}");
+        assert!(game_line(&r, &r.games[3]).ends_with(&format!(" llr {:.2}", st.llr)));
     }
 }

@@ -14,8 +14,9 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::adjudication::{Adjudication, adjudicate};
-use super::clock::MoveLimit;
-use super::report::{Ending, GameOutcome, MatchReport};
+use super::clock::{GameClock, MoveLimit};
+use super::report::{Ending, GameOutcome, MatchReport, SprtState};
+use super::sprt::{Sprt, Verdict};
 use crate::chess::notation::uci_move;
 use crate::chess::pgn::pgn_date;
 use crate::chess::rules::{GameResult, rule_result};
@@ -57,7 +58,10 @@ pub struct MatchOptions {
     pub opponent_limit: Option<MoveLimit>,
     /// Openings (each played twice, colours swapped); empty: the start position.
     pub openings: Vec<Chess>,
+    /// Games to play; with `sprt`, the most to play.
     pub games: usize,
+    /// Stop once this test on the game pairs accepts a hypothesis.
+    pub sprt: Option<Sprt>,
     pub concurrency: usize,
     pub seed: u64,
     pub pgn: Option<PathBuf>,
@@ -126,17 +130,7 @@ fn play_game(
     let mut moves: Vec<Move> = Vec::new();
     let mut move_texts: Vec<String> = Vec::new();
     let mut scores: Vec<Option<i32>> = Vec::new();
-    // Clocks in milliseconds, indexed by `Color as usize ^ 1` (White 0, Black 1).
-    let base = |l: MoveLimit| match l {
-        MoveLimit::Clock(tc) => tc.base_ms as i64,
-        _ => 0,
-    };
-    let mut clock = [base(white.limit), base(black.limit)];
-    let inc = |l: MoveLimit| match l {
-        MoveLimit::Clock(tc) => tc.inc_ms,
-        _ => 0,
-    };
-    let incs = [inc(white.limit), inc(black.limit)];
+    let mut clock = GameClock::new(white.limit, black.limit);
     let side_won = |c: Color| match c {
         Color::White => GameResult::WhiteWins,
         Color::Black => GameResult::BlackWins,
@@ -181,14 +175,8 @@ fn play_game(
         let limit = seat.limit;
         let (go_cmd, timeout) = match limit {
             MoveLimit::Clock(_) => (
-                format!(
-                    "go wtime {} btime {} winc {} binc {}",
-                    clock[0].max(1),
-                    clock[1].max(1),
-                    incs[0],
-                    incs[1]
-                ),
-                clock[turn as usize ^ 1].max(0) as u64 + opts.time_margin_ms,
+                clock.go_command(turn),
+                clock.left_ms(turn).max(0) as u64 + opts.time_margin_ms,
             ),
             MoveLimit::Nodes(n) => (format!("go nodes {n}"), opts.move_timeout_ms),
             MoveLimit::Depth(d) => (format!("go depth {d}"), opts.move_timeout_ms),
@@ -228,16 +216,10 @@ fn play_game(
                     None => Turn::Lost(Ending::IllegalMove(a.bestmove.clone())),
                     Some(m) => {
                         let score = a.last_info.as_deref().and_then(info_score);
-                        if let MoveLimit::Clock(tc) = limit {
-                            let c = &mut clock[turn as usize ^ 1];
-                            if used > *c + opts.time_margin_ms as i64 {
-                                Turn::Lost(Ending::TimeForfeit)
-                            } else {
-                                *c = (*c - used).max(0) + tc.inc_ms as i64;
-                                Turn::Moved(m, score)
-                            }
-                        } else {
+                        if clock.charge(turn, used, opts.time_margin_ms) {
                             Turn::Moved(m, score)
+                        } else {
+                            Turn::Lost(Ending::TimeForfeit)
                         }
                     }
                 }
@@ -299,6 +281,11 @@ pub fn run(
     let report = Mutex::new(MatchReport {
         engine_name: engine_name.clone(),
         opponent_name: opponent_name.clone(),
+        sprt: opts.sprt.map(|sprt| SprtState {
+            sprt,
+            llr: 0.0,
+            verdict: Verdict::Continue,
+        }),
         ..Default::default()
     });
     let next = AtomicUsize::new(0);
@@ -325,10 +312,14 @@ pub fn run(
                     opponent.process = Some(o);
                 }
                 loop {
-                    if abort.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let g = next.fetch_add(1, Ordering::SeqCst);
+                    // Under the report's lock: once the SPRT has decided, no game starts.
+                    let g = {
+                        let r = report.lock().unwrap_or_else(|p| p.into_inner());
+                        if abort.load(Ordering::SeqCst) || r.sprt_decided() {
+                            break;
+                        }
+                        next.fetch_add(1, Ordering::SeqCst)
+                    };
                     if g >= opts.games {
                         break;
                     }

@@ -1,5 +1,9 @@
 //! Match statistics: wins, losses and draws, Elo with its 95% error bar (the trinomial model of
-//! cutechess-cli and fastchess), likelihood of superiority.
+//! cutechess-cli and fastchess), likelihood of superiority, and game pairs counted by their score
+//! (the pentanomial model of fastchess and OpenBench) with their Elo and normalised Elo.
+
+/// The 97.5% quantile of the standard normal distribution: a 95% two-sided interval.
+const Z95: f64 = 1.959_963_984_540_054;
 
 /// Wins, losses and draws from the engine's view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,8 +48,8 @@ impl Tally {
             + f64::from(self.losses) * s.powi(2))
             / n;
         let se = (var / n).sqrt();
-        let lo = elo_of(s - 1.959_964 * se);
-        let hi = elo_of(s + 1.959_964 * se);
+        let lo = elo_of(s - Z95 * se);
+        let hi = elo_of(s + Z95 * se);
         (elo_of(s), (hi - lo) / 2.0)
     }
 
@@ -59,7 +63,72 @@ impl Tally {
     }
 }
 
-fn elo_of(score: f64) -> f64 {
+/// Game pairs (one opening played twice, colours swapped) counted by the engine's points in the
+/// pair: 0, 0.5, 1, 1.5, 2 (LL, LD, DD or WL, WD, WW), as fastchess prints `Ptnml(0-2)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    pub counts: [u32; 5],
+}
+
+impl Pentanomial {
+    /// Counts a pair worth `points` (0 to 2) to the engine.
+    pub fn add(&mut self, points: f64) {
+        let i = (points * 2.0).round().clamp(0.0, 4.0) as usize;
+        self.counts[i] += 1;
+    }
+
+    pub fn pairs(&self) -> u32 {
+        self.counts.iter().sum()
+    }
+
+    /// The mean and variance of the pair score scaled to 0..1 (pair points / 2).
+    pub fn mean_variance(&self) -> (f64, f64) {
+        mean_variance(&self.counts.map(f64::from))
+    }
+
+    /// Elo difference and the half-width of its 95% interval from the variance of pair scores
+    /// (fastchess, OpenBench). Infinite when every pair was won or every pair lost.
+    pub fn elo(&self) -> (f64, f64) {
+        let n = f64::from(self.pairs());
+        if n == 0.0 {
+            return (0.0, 0.0);
+        }
+        let (s, var) = self.mean_variance();
+        let half = Z95 * (var / n).sqrt();
+        let (lo, hi) = (elo_of(s - half), elo_of(s + half));
+        (elo_of(s), (hi - lo) / 2.0)
+    }
+
+    /// Normalised Elo (fastchess `nElo`: the score's distance from 0.5 in standard deviations of
+    /// a game pair, scaled to Elo near 0) and its 95% half-width. `None` without spread.
+    pub fn normalized_elo(&self) -> Option<(f64, f64)> {
+        let n = f64::from(self.pairs());
+        let (s, var) = self.mean_variance();
+        if n == 0.0 || var <= 0.0 {
+            return None;
+        }
+        let k = 800.0 / std::f64::consts::LN_10 / (2.0 * var).sqrt();
+        Some(((s - 0.5) * k, Z95 * (var / n).sqrt() * k))
+    }
+}
+
+/// Mean and variance of the five pair scores 0, 0.25, 0.5, 0.75, 1 weighted by `counts`.
+pub(super) fn mean_variance(counts: &[f64; 5]) -> (f64, f64) {
+    let n: f64 = counts.iter().sum();
+    if n <= 0.0 {
+        return (0.5, 0.0);
+    }
+    let score = |i: usize| i as f64 / 4.0;
+    let mu = (0..5).map(|i| score(i) * counts[i]).sum::<f64>() / n;
+    let var = (0..5)
+        .map(|i| counts[i] * (score(i) - mu).powi(2))
+        .sum::<f64>()
+        / n;
+    (mu, var)
+}
+
+/// The logistic Elo difference of an expected score.
+pub(super) fn elo_of(score: f64) -> f64 {
     if score <= 0.0 {
         return f64::NEG_INFINITY;
     }
@@ -80,7 +149,8 @@ fn erf(x: f64) -> f64 {
     if x >= 0.0 { y } else { -y }
 }
 
-/// Formats an Elo value with its error: `+210 ± 56`, `+inf` at 100%.
+/// Formats an Elo value with its error: `+210 ± 56`, `+3.5 ± 2.1` (a decimal under ±10),
+/// `+inf` at 100%.
 pub fn format_elo(elo: f64, err: f64) -> String {
     if !elo.is_finite() {
         return if elo > 0.0 {
@@ -89,11 +159,20 @@ pub fn format_elo(elo: f64, err: f64) -> String {
             "-inf".into()
         };
     }
-    if err.is_finite() {
-        format!("{elo:+.0} ± {err:.0}")
+    let decimals = usize::from(err.is_finite() && err < 10.0);
+    // No "-0": a value that rounds to zero is shown as +0.
+    let scale = 10f64.powi(decimals as i32);
+    let elo = if (elo * scale).round() == 0.0 {
+        0.0
     } else {
-        format!("{elo:+.0} ± inf")
-    }
+        elo
+    };
+    let err = if err.is_finite() {
+        format!("{err:.decimals$}")
+    } else {
+        "inf".into()
+    };
+    format!("{elo:+.decimals$} ± {err}")
 }
 
 #[cfg(test)]
@@ -119,6 +198,12 @@ mod tests {
         };
         assert!(even.elo().0.abs() < 1e-9);
         assert!((even.los() - 0.5).abs() < 1e-9);
+        // 10/10/5: half-width 127.2 (the trinomial formula in python by hand).
+        assert_eq!(format_elo(even.elo().0, even.elo().1), "+0 ± 127");
+        assert_eq!(format_elo(-0.0, 0.0), "+0.0 ± 0.0");
+        assert_eq!(format_elo(-0.04, 3.0), "+0.0 ± 3.0");
+        assert_eq!(format_elo(-0.06, 3.04), "-0.1 ± 3.0");
+        assert_eq!(format_elo(-5.2, f64::INFINITY), "-5 ± inf");
         let all = Tally {
             wins: 4,
             losses: 0,
@@ -127,5 +212,55 @@ mod tests {
         assert_eq!(format_elo(all.elo().0, all.elo().1), "+inf");
         assert!((all.los() - 0.977_25).abs() < 1e-4, "{}", all.los());
         assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+    }
+
+    #[test]
+    fn pairs_are_counted_by_their_points() {
+        let mut p = Pentanomial::default();
+        for points in [0.0, 0.5, 1.0, 1.0, 1.5, 2.0, 2.0, 2.0] {
+            p.add(points);
+        }
+        assert_eq!(p.counts, [1, 1, 2, 1, 3]);
+        assert_eq!(p.pairs(), 8);
+        // Pair scores 0, .25, .5, .5, .75, 1, 1, 1: mean 5/8, variance
+        // (0.625² + 0.375² + 2·0.125² + 0.125² + 3·0.375²) / 8 = 1/8.
+        let (mu, var) = p.mean_variance();
+        assert!((mu - 0.625).abs() < 1e-12 && (var - 0.125).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pentanomial_elo_matches_an_independent_computation() {
+        // python3 scripts/match_stats_reference.py 25 180 410 230 35
+        //   elo 13.8257540467024 error 9.84016550681191
+        //   nelo 22.8363934468038 error 16.2317765472696
+        let p = Pentanomial {
+            counts: [25, 180, 410, 230, 35],
+        };
+        let (elo, err) = p.elo();
+        assert!((elo - 13.825_754_046_702_4).abs() < 1e-9, "{elo}");
+        assert!((err - 9.840_165_506_811_91).abs() < 1e-9, "{err}");
+        assert_eq!(format_elo(elo, err), "+13.8 ± 9.8");
+        let (nelo, nerr) = p.normalized_elo().unwrap();
+        assert!((nelo - 22.836_393_446_803_8).abs() < 1e-9, "{nelo}");
+        assert!((nerr - 16.231_776_547_269_6).abs() < 1e-9, "{nerr}");
+        // python3 scripts/match_stats_reference.py 39 8843 26675 9240 44
+        //   elo 1.57676294139968 error 1.03031404171501
+        let big = Pentanomial {
+            counts: [39, 8843, 26675, 9240, 44],
+        };
+        let (elo, err) = big.elo();
+        assert!((elo - 1.576_762_941_399_68).abs() < 1e-9, "{elo}");
+        assert!((err - 1.030_314_041_715_01).abs() < 1e-9, "{err}");
+        // No spread: no normalised Elo; all pairs won: +inf.
+        let dd = Pentanomial {
+            counts: [0, 0, 3, 0, 0],
+        };
+        assert_eq!(dd.elo(), (0.0, 0.0));
+        assert_eq!(dd.normalized_elo(), None);
+        let ww = Pentanomial {
+            counts: [0, 0, 0, 0, 2],
+        };
+        assert_eq!(ww.elo().0, f64::INFINITY);
+        assert_eq!(Pentanomial::default().elo(), (0.0, 0.0));
     }
 }
