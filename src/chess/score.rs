@@ -57,7 +57,7 @@ pub struct WdlModel {
 }
 
 /// The fitted model of the pst engine (BENCHMARKS.md, "Win/draw/loss model").
-pub const WDL_MODEL: WdlModel = WdlModel { a: 0.0, b: 0.0 };
+pub const WDL_MODEL: WdlModel = WdlModel { a: 230.4, b: 144.4 };
 
 impl WdlModel {
     /// (win, draw, loss) in per mille for the side to move at `score` (centipawns or mate).
