@@ -77,7 +77,8 @@ impl EngineProcess {
 
     /// Starts an engine command line. A plain `program arg...` is started directly; a line with
     /// shell syntax (quotes, `$`, `;`, pipes...) through `sh -c`, with `exec` where possible so
-    /// that the engine itself is our child and can be killed.
+    /// that the engine itself is our child and can be killed (`cmd /C` where there is no Unix
+    /// shell).
     pub fn start_shell(cmd: &str) -> Result<Self, Error> {
         let plain = cmd
             .chars()
@@ -86,19 +87,27 @@ impl EngineProcess {
         let mut e = match words.split_first() {
             Some((program, args)) if plain => Self::start(program, args)?,
             None => return Err(Error::EmptyCommand),
-            _ => {
-                let line = if cmd.contains([';', '&', '|', '\n']) {
-                    cmd.to_string()
-                } else {
-                    format!("exec {cmd}")
-                };
-                Self::start("sh", &["-c", &line])?
-            }
+            _ => Self::start_in_shell(cmd)?,
         };
-        if e.name == "sh" || e.name == words[0] {
+        if e.name == "sh" || e.name == "cmd" || e.name == words[0] {
             e.name = cmd.to_string();
         }
         Ok(e)
+    }
+
+    #[cfg(unix)]
+    fn start_in_shell(cmd: &str) -> Result<Self, Error> {
+        let line = if cmd.contains([';', '&', '|', '\n']) {
+            cmd.to_string()
+        } else {
+            format!("exec {cmd}")
+        };
+        Self::start("sh", &["-c", &line])
+    }
+
+    #[cfg(not(unix))]
+    fn start_in_shell(cmd: &str) -> Result<Self, Error> {
+        Self::start("cmd", &["/C", cmd])
     }
 
     pub fn send(&mut self, line: &str) -> Result<(), Error> {
