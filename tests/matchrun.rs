@@ -1,5 +1,6 @@
 //! `deepred match` against real engines (Deep Red itself) and against broken fake engines (shell
-//! scripts, so Unix only): a crashing one, one that plays illegal moves, one that never moves.
+//! scripts, so Unix only): a crashing one, one that plays illegal moves, one that answers no
+//! move, one that never moves.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -177,8 +178,8 @@ fn a_crashing_opponent_loses_and_is_restarted_and_forfeits_are_not_learned() {
 #[test]
 fn illegal_moves_lose() {
     let dir = temp_dir("illegal");
-    // e2e5 is illegal for both colours at move one; "0000" and garbage are no moves either.
-    for (i, reply) in ["e2e5", "0000", "xyz"].iter().enumerate() {
+    // e2e5 is illegal for both colours at move one, garbage is no move either.
+    for (i, reply) in ["e2e5", "xyz"].iter().enumerate() {
         let bad = fake_engine(
             &dir,
             &format!("Cheater{i}"),
@@ -193,6 +194,27 @@ fn illegal_moves_lose() {
             "{out}"
         );
         assert!(err.contains(&format!("illegal move: {reply}")), "{err}");
+    }
+    // "(none)" (what Stockfish answers a position without a legal move) and the null move
+    // "0000" are understood as no move: a position with legal moves, so they lose too.
+    for (i, reply) in ["(none)", "0000"].iter().enumerate() {
+        let idle = fake_engine(
+            &dir,
+            &format!("Idle{i}"),
+            &format!("echo 'info depth 0 score cp 0'; echo 'bestmove {reply}'"),
+        );
+        let o = run_match(&["--opponent", &idle, "--depth", "2", "--games", "2"]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        assert!(out.contains("2 games, 2 wins, 0 losses"), "{reply}: {out}");
+        assert!(out.contains(&format!("no move by Idle{i} 2")), "{out}");
+        assert!(
+            err.contains(&format!(
+                "Idle{i} gives no move in a position with legal moves"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("illegal move: "), "{err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,7 +19,10 @@ pub struct EngineProcess {
 /// The answer to one `go`.
 #[derive(Debug, Clone)]
 pub struct GoAnswer {
-    pub bestmove: String,
+    /// The move text of `bestmove`; None when the engine says it has no move (`bestmove
+    /// (none)` as Stockfish answers a position without a legal move, the null move `0000`, or
+    /// nothing after `bestmove`).
+    pub bestmove: Option<String>,
     pub ponder: Option<String>,
     /// The last `info` line with a score, if any.
     pub last_info: Option<String>,
@@ -184,7 +187,10 @@ impl EngineProcess {
             let mut words = l.split_whitespace();
             match words.next() {
                 Some("bestmove") => {
-                    let bestmove = words.next().unwrap_or("0000").to_string();
+                    let bestmove = words
+                        .next()
+                        .filter(|m| !matches!(*m, "(none)" | "0000"))
+                        .map(str::to_string);
                     let ponder = match (words.next(), words.next()) {
                         (Some("ponder"), Some(p)) => Some(p.to_string()),
                         _ => None,
