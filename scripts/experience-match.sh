@@ -16,6 +16,7 @@
 #   DEEPRED, STOCKFISH  binaries                     [target/release/deepred, stockfish]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/scripts/lib.sh"
 DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
 STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
 OPENINGS="${OPENINGS:-100}"
@@ -26,6 +27,8 @@ SF_NODES="${SF_NODES:-1000}"
 MIN_GAMES="${MIN_GAMES:-10}"
 OUT="${OUT:-/tmp/deepred-experience-match}"
 BOOK="$ROOT/../shared/data/books/noob_3moves.epd"
+need_shared "$BOOK"
+need_shared "$ROOT/../shared/data/pgn/games"
 [ -x "$STOCKFISH" ] || { echo "error: stockfish not found (apt-get install stockfish)" >&2; exit 1; }
 mkdir -p "$OUT"
 lines=$(wc -l < "$BOOK")

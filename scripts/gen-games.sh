@@ -18,6 +18,7 @@
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
+. scripts/lib.sh
 GAMES="${GAMES:-20000}"
 OUT="${OUT:-data/generated}"
 NODES="${NODES:-600}"
@@ -30,7 +31,7 @@ STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
 BOOK="${BOOK:-../shared/data/books/noob_3moves.epd}"
 DEEPRED="${DEEPRED:-target/release/deepred}"
 [ -x "$STOCKFISH" ] || { echo "error: no stockfish at '$STOCKFISH' (apt-get install stockfish)" >&2; exit 1; }
-[ -f "$BOOK" ] || { echo "error: no opening book at '$BOOK'" >&2; exit 1; }
+need_shared "$BOOK" "or set BOOK=..."
 [ -x "$DEEPRED" ] || cargo build --release
 mkdir -p "$OUT"
 chunks=$(( (GAMES + CHUNK - 1) / CHUNK ))

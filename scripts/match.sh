@@ -24,6 +24,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/scripts/lib.sh"
 
 usage() {
     echo "usage: $0 <sunfish|sf2000|stockfish>" >&2
@@ -66,10 +67,7 @@ if [ ! -x "$DEEPRED" ]; then
     echo "error: Deep Red binary '$DEEPRED' not found; run 'cargo build --release' or set DEEPRED=..." >&2
     exit 1
 fi
-if [ ! -f "$BOOK" ]; then
-    echo "error: opening book '$BOOK' not found; set BOOK=..." >&2
-    exit 1
-fi
+need_shared "$BOOK" "or set BOOK=..."
 
 case "$OPP" in
     sunfish)

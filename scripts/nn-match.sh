@@ -5,12 +5,14 @@
 #   DEEPRED (target/release/deepred), SUNFISH_CMD (a UCI Sunfish, e.g. "pypy3 -u sunfish.py").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/scripts/lib.sh"
 DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
 GAMES="${GAMES:-200}"
 TC="${TC:-10+0.1}"
 CONCURRENCY="${CONCURRENCY:-2}"
 BOOK="${BOOK:-$ROOT/../shared/data/books/noob_3moves.epd}"
 OUT="${OUT:-/tmp/deepred-nn-match}"
+need_shared "$BOOK" "or set BOOK=..."
 mkdir -p "$OUT"
 net() { echo "--engine-option Evaluator=$1 --engine-option EvalFile=$ROOT/nets/$1.safetensors"; }
 case "${1:-}" in

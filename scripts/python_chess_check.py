@@ -12,14 +12,16 @@ Checks (each counted once in the closing "N passed, N failed" line):
   2. MultiPV analysis of the start position (depth 8, multipv 3)
   3. mate finding: a mate in 1 (play, depth 5) and two mates in 2 (analysis,
      score Mate(+2), pv verified as checkmate by python-chess)
-  4. a complete self-play game with clocks (3 s + 0.05 s), white pondering
+  4. positions without a legal move (checkmate, stalemate): play returns no move
+     (bestmove (none), read as None) and analysis reports Mate(0) / Cp(0)
+  5. a complete self-play game with clocks (3 s + 0.05 s), white pondering
      (go ponder / ponderhit / stop); each engine gets Threads=min(2, cpus/2) so the
      pondering engine and the thinking one do not share cores
-  5. Syzygy tablebases (tests/data/syzygy): the options advertised, `tbhits` and the
+  6. Syzygy tablebases (tests/data/syzygy): the options advertised, `tbhits` and the
      tablebase score on a won KRvKP root, and that ending played out by the engine against
      itself: after every move python-chess's own probe of the same tables says the winner
      still wins (under the 50-move rule), and the game ends in checkmate
-  6. quit: the engine exits with return code 0 within a few seconds
+  7. quit: the engine exits with return code 0 within a few seconds
 
 Stops at the first failing check and exits non-zero. Warnings or errors that
 python-chess logs about the engine's output (unexpected lines, unparsable info,
@@ -46,6 +48,10 @@ REQUIRED_OPTIONS = ["Hash", "Threads", "MultiPV", "Ponder", "Move Overhead",
 CONFIG = {"Hash": 32, "Threads": 2, "Move Overhead": 30}
 
 MATE1_FEN = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"      # 1.Rd8#
+# Positions without a legal move: Black is mated (fool's mate reversed: 1.e4 g5 2.d4 f6 3.Qh5#)
+# and Black is stalemated (king h8, white queen f7, white king g6).
+MATED_MOVES = "e4 g5 d4 f6 Qh5#"
+STALEMATE_FEN = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
 # Mates in 2, both verified by brute force with python-chess before use:
 #  - the finish of Morphy vs Duke Karl / Count Isouard, Paris 1858 (the "Opera game"),
 #    reached from the game's moves: 16.Qb8+!! Nxb8 17.Rd8#
@@ -64,13 +70,13 @@ GAME_BASE = 3.0      # seconds per side
 GAME_INC = 0.05      # increment per move
 MAX_PLIES = 300
 
-CHECK_TIMEOUT = {1: 20, 2: 60, 3: 60, 4: 240, 5: 120, 6: 15}
+CHECK_TIMEOUT = {1: 20, 2: 60, 3: 60, 4: 30, 5: 240, 6: 120, 7: 15}   # watchdog per check, seconds
 
 SYZYGY_DIR = os.path.join(REPO_ROOT, "tests", "data", "syzygy")
 # KRvKP, White to move wins (python-chess: WDL 2, DTZ 7).
 SYZYGY_FEN = "8/8/8/4k3/8/2p5/8/4K2R w - - 0 1"
 SYZYGY_OPTIONS = ["SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit"]
-SYZYGY_TB_WIN = 31871     # the engine's score of a tablebase win at the root (README)   # watchdog per check, seconds
+SYZYGY_TB_WIN = 31871     # the engine's score of a tablebase win at the root (README)
 
 
 class CheckFailed(Exception):
@@ -274,6 +280,27 @@ def check_mate_in_2(engine, name, board, depth):
             f"visible from depth 3 (shallow pruning of quiet checks?)")
 
 
+def check_terminal(state):
+    engine = state["engine"]
+    mated = chess.Board()
+    for san in MATED_MOVES.split():
+        mated.push_san(san)
+    stalemate = chess.Board(STALEMATE_FEN)
+    expect(mated.is_checkmate(), f"test position {mated.fen()} is not checkmate")
+    expect(stalemate.is_stalemate(), f"test position {STALEMATE_FEN} is not stalemate")
+    for name, board, expected in (("checkmate", mated, chess.engine.Mate(0)),
+                                  ("stalemate", stalemate, chess.engine.Cp(0))):
+        result = engine.play(board, chess.engine.Limit(depth=5))
+        log(f"  {name} ({board.fen()}): play returned move {result.move}")
+        expect(result.move is None, f"{name}: play returned move {result.move}, expected None "
+                                    f"(bestmove (none))")
+        info = engine.analyse(board, chess.engine.Limit(depth=5))
+        score = info.get("score")
+        log(f"  {name}: analysis score {score}, depth {info.get('depth')}")
+        expect(score is not None, f"{name}: analysis reported no score")
+        expect(score.relative == expected, f"{name}: analysis score {score.relative}, expected {expected}")
+
+
 def check_game(state):
     white = state["engine"]                 # ponders (exercises go ponder / ponderhit / stop)
     black = start_engine(state["path"])
@@ -405,9 +432,10 @@ CHECKS = [
     (1, "handshake, options and configure", check_handshake),
     (2, "MultiPV analysis (depth 8, multipv 3)", check_multipv),
     (3, "mate in 1 and mate in 2", check_mates),
-    (4, f"self-play game {GAME_BASE:g}+{GAME_INC:g} with ponder", check_game),
-    (5, "Syzygy tablebases: score, tbhits, a KRvKP win played out", check_syzygy),
-    (6, "quit", check_quit),
+    (4, "checkmate and stalemate: no move, Mate(0) / Cp(0)", check_terminal),
+    (5, f"self-play game {GAME_BASE:g}+{GAME_INC:g} with ponder", check_game),
+    (6, "Syzygy tablebases: score, tbhits, a KRvKP win played out", check_syzygy),
+    (7, "quit", check_quit),
 ]
 
 

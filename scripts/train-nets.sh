@@ -9,6 +9,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. scripts/lib.sh
+need_shared ../shared/data/pgn/games
+need_shared ../shared/data/books/noob_3moves.epd
 WORK="${WORK:-data}"
 EPOCHS_DC="${EPOCHS_DC:-5}"
 AE_EPOCHS="${AE_EPOCHS:-1}"

@@ -1,8 +1,6 @@
 //! The neural commands of the command line: random nets, bench and eval with a net, data sets,
 //! accuracy, and clean failures.
 
-use std::path::PathBuf;
-
 mod common;
 use common::deepred;
 
@@ -13,8 +11,7 @@ fn temp(name: &str) -> String {
 }
 
 fn tcec() -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/pgn/games/TCEC_Season_13_-_Superfinal.pgn")
+    common::data("pgn/games/TCEC_Season_13_-_Superfinal_nocomments.pgn")
         .display()
         .to_string()
 }
@@ -55,8 +52,7 @@ fn bench_eval_and_accuracy_with_random_nets() {
     );
     // Accuracy reports.
     let tcec = tcec();
-    let az = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/pgn/games/alphazero_vs_stockfish_all.pgn")
+    let az = common::data("pgn/games/alphazero_vs_stockfish_all.pgn")
         .display()
         .to_string();
     let accuracy = |net: &str, pgns: &[&str], more: &[&str]| {

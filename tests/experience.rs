@@ -13,11 +13,15 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Epd;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
-fn shared(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/pgn/games")
-        .join(name)
+mod common;
+
+/// A game file of tests/data/pgn/games.
+fn games(name: &str) -> PathBuf {
+    common::data(&format!("pgn/games/{name}"))
 }
+
+const TCEC: &str = "TCEC_Season_13_-_Superfinal_nocomments.pgn";
+const ALPHAZERO: &str = "alphazero_vs_stockfish_all.pgn";
 
 fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("deepred-exp-{}-{name}", std::process::id()));
@@ -139,14 +143,11 @@ fn store_counts(db: &Path) -> HashMap<(String, String), (u64, u64, u64)> {
 #[test]
 fn import_counts_equal_an_independent_count_and_reimport_changes_nothing() {
     let db = temp_db("count");
-    let files = [
-        "TCEC_Season_13_-_Superfinal.pgn",
-        "alphazero_vs_stockfish_all.pgn",
-    ];
+    let files = [TCEC, ALPHAZERO];
     let mut args = vec!["import", "--db", db.to_str().unwrap()];
     let paths: Vec<String> = files
         .iter()
-        .map(|f| shared(f).display().to_string())
+        .map(|f| games(f).display().to_string())
         .collect();
     args.extend(paths.iter().map(String::as_str));
     let out = deepred(&args);
@@ -216,9 +217,11 @@ fn consistent(db: &Path) -> u64 {
     store.game_count().unwrap()
 }
 
+// SIGKILL and `ulimit` are Unix; the other tests run everywhere.
+#[cfg(unix)]
 #[test]
 fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
-    let all = shared("sf15-selfplay-6k-nodes.pgn");
+    let all = games("sf15-selfplay-6k-nodes_first200.pgn");
     let reference = temp_db("reference");
     let t0 = std::time::Instant::now();
     let out = deepred(&[
@@ -280,8 +283,8 @@ fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
 
 #[test]
 fn two_processes_import_into_one_store() {
-    let a = shared("Korchnoi.pgn");
-    let b = shared("Nakamura.pgn");
+    let a = games("Korchnoi_first500.pgn");
+    let b = games("Nakamura_first500.pgn");
     let reference = temp_db("seq");
     assert!(
         deepred(&[
@@ -340,7 +343,7 @@ fn bad_store_files_are_clear_errors() {
         "import",
         "--db",
         db.to_str().unwrap(),
-        shared("TCEC_Season_13_-_Superfinal.pgn").to_str().unwrap(),
+        games(TCEC).to_str().unwrap(),
     ]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -356,12 +359,13 @@ fn bad_store_files_are_clear_errors() {
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
+#[cfg(unix)]
 #[test]
 fn a_full_disk_is_a_clear_error_and_loses_nothing() {
     // A file size limit (RLIMIT_FSIZE) makes writes past it fail as on a full disk; SIGXFSZ is
     // ignored so that the write fails instead of the process being killed.
     let db = temp_db("full");
-    let pgn = shared("Nakamura.pgn");
+    let pgn = games("Nakamura_first500.pgn");
     let out = Command::new("sh")
         .args([
             "-c",
@@ -395,10 +399,10 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing() {
 #[test]
 fn a_read_only_store_is_a_clear_error_and_is_left_unchanged() {
     let db = temp_db("ro");
-    let first = shared("TCEC_Season_13_-_Superfinal.pgn");
+    let first = games(TCEC);
     assert!(import(db.as_path(), first.as_path()).status.success());
     let before = store_counts(&db);
-    let more = shared("alphazero_vs_stockfish_all.pgn");
+    let more = games(ALPHAZERO);
     // Read-only through an SQLite URI (works for every user, root included).
     let uri = format!("file:{}?mode=ro", db.display());
     let out = deepred(&["import", "--db", &uri, more.to_str().unwrap()]);
@@ -407,18 +411,21 @@ fn a_read_only_store_is_a_clear_error_and_is_left_unchanged() {
     assert!(err.contains("read-only"), "{err}");
     assert_eq!(store_counts(&db), before);
     // Read-only by permissions, where they bind (root ignores them).
-    let mut perm = std::fs::metadata(&db).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o444);
-    std::fs::set_permissions(&db, perm.clone()).unwrap();
-    if std::fs::OpenOptions::new().write(true).open(&db).is_err() {
-        let out = import(db.as_path(), more.as_path());
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success());
-        assert!(err.contains("read-only"), "{err}");
-        assert_eq!(store_counts(&db), before);
+    #[cfg(unix)]
+    {
+        let mut perm = std::fs::metadata(&db).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o444);
+        std::fs::set_permissions(&db, perm.clone()).unwrap();
+        if std::fs::OpenOptions::new().write(true).open(&db).is_err() {
+            let out = import(db.as_path(), more.as_path());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success());
+            assert!(err.contains("read-only"), "{err}");
+            assert_eq!(store_counts(&db), before);
+        }
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o644);
+        std::fs::set_permissions(&db, perm).unwrap();
     }
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o644);
-    std::fs::set_permissions(&db, perm).unwrap();
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
@@ -456,7 +463,7 @@ fn a_version_1_store_is_migrated_with_its_rows_and_ids() {
         "import",
         "--db",
         db.to_str().unwrap(),
-        shared("TCEC_Season_13_-_Superfinal.pgn").to_str().unwrap(),
+        games(TCEC).to_str().unwrap(),
     ]);
     assert!(
         out.status.success(),

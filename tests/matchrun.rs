@@ -1,5 +1,6 @@
-//! `deepred match` against real engines (Deep Red itself) and against broken fake engines: a
-//! crashing one, one that plays illegal moves, one that never moves.
+//! `deepred match` against real engines (Deep Red itself) and against broken fake engines (shell
+//! scripts, so Unix only): a crashing one, one that plays illegal moves, one that answers no
+//! move, one that never moves.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -8,6 +9,10 @@ use deepred::chess::pgn::read_games;
 use deepred::chess::rules::GameResult;
 use deepred::chess::rules::rule_result;
 use deepred::experience::store::Store;
+use shakmaty::EnPassantMode;
+use shakmaty::fen::Fen;
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_deepred");
 
@@ -19,8 +24,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn book() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/books/noob_3moves.epd")
+    common::data("books/noob_3moves_200.epd")
         .to_string_lossy()
         .into_owned()
 }
@@ -45,6 +49,7 @@ fn text(o: &Output) -> (String, String) {
 }
 
 /// A fake UCI engine: a shell script answering the handshake, doing `on_go` for every `go`.
+#[cfg(unix)]
 fn fake_engine(dir: &Path, name: &str, on_go: &str) -> String {
     let path = dir.join(name);
     std::fs::write(
@@ -109,8 +114,8 @@ fn deep_red_against_itself_alternates_colours_writes_pgn_and_learns() {
         assert_eq!(a.tag("White"), b.tag("Black"), "colours are swapped");
         assert_ne!(a.tag("White"), a.tag("Black"));
     }
-    // Every game was decided on the board and learned; two identical games (the same engine
-    // on both sides can replay a pair's game move for move) count once in the store.
+    // Every game is decided on the board and learned; the same game played twice (two equal
+    // engines can repeat each other's game with colours swapped) is learned once.
     let mut distinct = std::collections::HashSet::new();
     for g in &games {
         let term = g.tag("Termination").unwrap();
@@ -119,13 +124,15 @@ fn deep_red_against_itself_alternates_colours_writes_pgn_and_learns() {
         } else {
             assert_eq!(term, "adjudication", "no forfeits between two Deep Reds");
         }
-        distinct.insert((format!("{:?}", g.start), g.moves.clone(), g.result));
+        let start = Fen::from_position(&g.start, EnPassantMode::Legal).to_string();
+        distinct.insert((start, g.moves.clone(), g.result));
     }
     let store = Store::open_read_only(&db).unwrap();
     assert_eq!(store.game_count().unwrap(), distinct.len() as u64);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
 #[test]
 fn a_crashing_opponent_loses_and_is_restarted_and_forfeits_are_not_learned() {
     let dir = temp_dir("crash");
@@ -167,11 +174,12 @@ fn a_crashing_opponent_loses_and_is_restarted_and_forfeits_are_not_learned() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
 #[test]
 fn illegal_moves_lose() {
     let dir = temp_dir("illegal");
-    // e2e5 is illegal for both colours at move one; "0000" and garbage are no moves either.
-    for (i, reply) in ["e2e5", "0000", "xyz"].iter().enumerate() {
+    // e2e5 is illegal for both colours at move one, garbage is no move either.
+    for (i, reply) in ["e2e5", "xyz"].iter().enumerate() {
         let bad = fake_engine(
             &dir,
             &format!("Cheater{i}"),
@@ -187,9 +195,31 @@ fn illegal_moves_lose() {
         );
         assert!(err.contains(&format!("illegal move: {reply}")), "{err}");
     }
+    // "(none)" (what Stockfish answers a position without a legal move) and the null move
+    // "0000" are understood as no move: a position with legal moves, so they lose too.
+    for (i, reply) in ["(none)", "0000"].iter().enumerate() {
+        let idle = fake_engine(
+            &dir,
+            &format!("Idle{i}"),
+            &format!("echo 'info depth 0 score cp 0'; echo 'bestmove {reply}'"),
+        );
+        let o = run_match(&["--opponent", &idle, "--depth", "2", "--games", "2"]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        assert!(out.contains("2 games, 2 wins, 0 losses"), "{reply}: {out}");
+        assert!(out.contains(&format!("no move by Idle{i} 2")), "{out}");
+        assert!(
+            err.contains(&format!(
+                "Idle{i} gives no move in a position with legal moves"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("illegal move: "), "{err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
 #[test]
 fn an_engine_that_never_moves_loses_on_time() {
     let dir = temp_dir("slow");
@@ -203,6 +233,7 @@ fn an_engine_that_never_moves_loses_on_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
 #[test]
 fn bad_arguments_fail_cleanly() {
     let cases: [&[&str]; 10] = [

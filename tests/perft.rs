@@ -1,16 +1,14 @@
-//! Move generation against the published perft counts in ../shared/data/perft.
+//! Move generation against the published perft counts in tests/data/perft.
 //! Each position is checked at every depth whose count fits a node budget, so the suite stays
 //! within CI's time.
-
-use std::path::PathBuf;
 
 use deepred::chess::fen::parse_fen;
 use deepred::chess::perft::{divide, perft};
 
-fn shared(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/perft")
-        .join(rel);
+mod common;
+
+fn suite(name: &str) -> String {
+    let p = common::data(&format!("perft/{name}"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
 }
 
@@ -71,7 +69,7 @@ fn check(fen: &str, counts: &[(u32, u64)], budget: u64, chess960: bool) -> usize
 
 #[test]
 fn perftsuite() {
-    let all = parse_epd_counts(&shared("perftsuite.epd"));
+    let all = parse_epd_counts(&suite("perftsuite.epd"));
     assert_eq!(all.len(), 126);
     let mut checked = 0;
     for (fen, counts) in &all {
@@ -82,7 +80,7 @@ fn perftsuite() {
 
 #[test]
 fn cpw_standard_positions() {
-    let all = parse_epd_counts(&shared("cpw_standard_positions.epd"));
+    let all = parse_epd_counts(&suite("cpw_standard_positions.epd"));
     assert_eq!(all.len(), 7);
     for (fen, counts) in &all {
         // Deeper here: these are the classic six.
@@ -92,7 +90,7 @@ fn cpw_standard_positions() {
 
 #[test]
 fn shakmaty_tricky() {
-    let all = parse_shakmaty(&shared("shakmaty_tricky.perft"));
+    let all = parse_shakmaty(&suite("shakmaty_tricky.perft"));
     assert!(all.len() >= 20);
     for (id, fen, counts) in &all {
         // Some positions use Chess960 castling (Shredder-FEN).
@@ -103,7 +101,7 @@ fn shakmaty_tricky() {
 
 #[test]
 fn chess960_starts() {
-    let all = parse_shakmaty(&shared("shakmaty_chess960.perft"));
+    let all = parse_shakmaty(&suite("shakmaty_chess960.perft"));
     assert_eq!(all.len(), 960);
     for (id, fen, counts) in &all {
         assert!(check(fen, counts, 300_000, true) >= 3, "{id}");

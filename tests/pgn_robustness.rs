@@ -1,15 +1,13 @@
-//! PGN torture tests from ../shared/data/pgn/robustness: readable games are read, broken or
+//! PGN torture tests from tests/data/pgn/robustness: readable games are read, broken or
 //! unsupported ones are reported with a reason, nothing panics.
-
-use std::path::PathBuf;
 
 use deepred::chess::pgn::read_games;
 use deepred::chess::rules::GameResult;
 
+mod common;
+
 fn read(name: &str) -> (Vec<deepred::chess::pgn::PgnGame>, Vec<String>) {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/pgn/robustness")
-        .join(name);
+    let p = common::data(&format!("pgn/robustness/{name}"));
     let games = read_games(std::fs::File::open(&p).expect(name));
     let mut ok = Vec::new();
     let mut bad = Vec::new();
@@ -113,10 +111,9 @@ fn broken_and_unsupported_games_are_reported() {
 
 #[test]
 fn truncated_and_binary_input_never_panics() {
-    let full = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/data/pgn/robustness/pythonchess_kasparov-deep-blue-1997.pgn"),
-    )
+    let full = std::fs::read(common::data(
+        "pgn/robustness/pythonchess_kasparov-deep-blue-1997.pgn",
+    ))
     .unwrap();
     for cut in (0..full.len()).step_by(97) {
         let _ = read_games(&full[..cut]);

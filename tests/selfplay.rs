@@ -8,6 +8,8 @@ use deepred::chess::rules::GameResult;
 use deepred::chess::rules::rule_result;
 use deepred::experience::store::Store;
 
+mod common;
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("deepred-selfplay-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -33,8 +35,7 @@ fn selfplay(args: &[&str]) -> String {
 fn games_are_legal_finished_learned_and_reproducible() {
     let dir = temp_dir("search");
     let db = dir.join("exp.sqlite");
-    let book =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/books/noob_3moves.epd");
+    let book = common::data("books/noob_3moves_200.epd");
     let pgn = dir.join("games.pgn");
     let args = [
         "--games",

@@ -22,15 +22,14 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-fn shared(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/pgn/games")
-        .join(name)
+/// A game file of tests/data/pgn/games.
+fn games(name: &str) -> PathBuf {
+    common::data(&format!("pgn/games/{name}"))
 }
 
-/// Positions of real games (every 7th position of the first games of a shared file).
+/// Positions of real games (every 7th position of the first games of a test file).
 fn positions(n: usize) -> Vec<Chess> {
-    let file = std::fs::File::open(shared("TCEC_Season_13_-_Superfinal.pgn")).unwrap();
+    let file = std::fs::File::open(games("TCEC_Season_13_-_Superfinal_nocomments.pgn")).unwrap();
     let mut out = Vec::new();
     for g in read_games(file).into_iter().flatten() {
         for (i, p) in g.positions().into_iter().enumerate() {
@@ -141,7 +140,7 @@ fn shipped_nets_stay_within_half_precision_of_tch() {
 #[test]
 fn training_logs_plots_checkpoints_resumes_and_writes_a_net_the_engine_loads() {
     let dir = temp_dir("train");
-    let pgn = shared("Korchnoi.pgn");
+    let pgn = games("Korchnoi_first500.pgn");
     for (kind, extra, per_game) in [
         (
             "deepchess",

@@ -248,23 +248,63 @@ fn finds_mates() {
     e.quit();
 }
 
+/// The search's `info depth` and `bestmove` lines among `lines`.
+fn answer_lines(lines: &[String]) -> Vec<&str> {
+    lines
+        .iter()
+        .map(String::as_str)
+        .filter(|l| l.starts_with("info depth") || l.starts_with("bestmove"))
+        .collect()
+}
+
 #[test]
-fn terminal_roots_answer_0000() {
+fn terminal_roots_answer_a_score_and_bestmove_none() {
     let mut e = Uci::start();
-    // Stalemate.
-    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    // Stalemate (checked with shakmaty: no legal move, not in check): a draw score.
+    let stalemate = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
+    let p = pos_from(stalemate);
+    assert!(p.legal_moves().is_empty() && !p.is_check());
+    e.send(&format!("position fen {stalemate}"));
     e.send("go depth 3");
-    let (best, _) = e.bestmove(SECS(10));
-    assert_eq!(best, "bestmove 0000");
-    // Checkmate (fool's mate).
+    let (_, lines) = e.bestmove(SECS(10));
+    assert_eq!(
+        answer_lines(&lines),
+        ["info depth 0 score cp 0", "bestmove (none)"]
+    );
+    // Checkmate (fool's mate): mated now, "mate 0" as Stockfish says it.
+    let mut mated = Chess::default();
+    for m in ["f2f3", "e7e5", "g2g4", "d8h4"] {
+        let mv = m.parse::<UciMove>().unwrap().to_move(&mated).unwrap();
+        mated = mated.play(mv).unwrap();
+    }
+    assert!(mated.is_checkmate());
     e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
     e.send("go wtime 1000 btime 1000");
-    let (best, _) = e.bestmove(SECS(10));
-    assert_eq!(best, "bestmove 0000");
-    e.send("go infinite");
-    e.send("stop");
-    let (best, _) = e.bestmove(SECS(10));
-    assert_eq!(best, "bestmove 0000");
+    let (_, lines) = e.bestmove(SECS(10));
+    assert_eq!(
+        answer_lines(&lines),
+        ["info depth 0 score mate 0", "bestmove (none)"]
+    );
+    // `go infinite` and `go ponder`: the score at once, bestmove only after stop / ponderhit.
+    e.send("setoption name Ponder value true");
+    for (go, release) in [
+        ("go infinite", "stop"),
+        ("go ponder wtime 1000 btime 1000", "ponderhit"),
+    ] {
+        e.send(go);
+        let first = e.line(SECS(10));
+        assert_eq!(first.as_deref(), Some("info depth 0 score mate 0"), "{go}");
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_millis(300) {
+            if let Some(l) = e.line(Duration::from_millis(50)) {
+                panic!("{go}: {l:?} before {release}");
+            }
+        }
+        e.send(release);
+        let (best, lines) = e.bestmove(SECS(10));
+        assert_eq!(best, "bestmove (none)", "{go}: {lines:?}");
+    }
+    assert_protocol_clean(&e.log);
     e.quit();
 }
 

@@ -126,6 +126,55 @@ fn experience_book_plays_the_best_known_move() {
 }
 
 #[test]
+fn experience_book_at_a_terminal_root_answers_none() {
+    let dir = temp_dir("book-terminal");
+    let db = dir.join("exp.sqlite");
+    let file = dir.join("fools.pgn");
+    std::fs::write(
+        &file,
+        "[Event \"fool's mate\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args([
+            "import",
+            "--db",
+            db.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut e = Uci::start();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
+    e.send("setoption name ExperienceBook value true");
+    e.send("setoption name ExperienceMinGames value 1");
+    // The book is on and knows the mating move...
+    e.send("position startpos moves f2f3 e7e5 g2g4");
+    e.send("go wtime 10000 btime 10000");
+    let (best, _) = e.bestmove(SECS(10));
+    assert_eq!(best, "bestmove d8h4");
+    // ... and after it there is no move to give: mated, `bestmove (none)`.
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    e.send("go wtime 10000 btime 10000");
+    let (best, lines) = e.bestmove(SECS(10));
+    assert_eq!(best, "bestmove (none)");
+    assert!(
+        lines.iter().any(|l| l == "info depth 0 score mate 0"),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("experience book")),
+        "{lines:?}"
+    );
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn experience_evaluator_loads_and_falls_back() {
     let dir = temp_dir("eval");
     let mut e = Uci::start();

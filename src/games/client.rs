@@ -19,7 +19,10 @@ pub struct EngineProcess {
 /// The answer to one `go`.
 #[derive(Debug, Clone)]
 pub struct GoAnswer {
-    pub bestmove: String,
+    /// The move text of `bestmove`; None when the engine says it has no move (`bestmove
+    /// (none)` as Stockfish answers a position without a legal move, the null move `0000`, or
+    /// nothing after `bestmove`).
+    pub bestmove: Option<String>,
     pub ponder: Option<String>,
     /// The last `info` line with a score, if any.
     pub last_info: Option<String>,
@@ -77,7 +80,8 @@ impl EngineProcess {
 
     /// Starts an engine command line. A plain `program arg...` is started directly; a line with
     /// shell syntax (quotes, `$`, `;`, pipes...) through `sh -c`, with `exec` where possible so
-    /// that the engine itself is our child and can be killed.
+    /// that the engine itself is our child and can be killed (`cmd /C` where there is no Unix
+    /// shell).
     pub fn start_shell(cmd: &str) -> Result<Self, Error> {
         let plain = cmd
             .chars()
@@ -86,19 +90,27 @@ impl EngineProcess {
         let mut e = match words.split_first() {
             Some((program, args)) if plain => Self::start(program, args)?,
             None => return Err(Error::EmptyCommand),
-            _ => {
-                let line = if cmd.contains([';', '&', '|', '\n']) {
-                    cmd.to_string()
-                } else {
-                    format!("exec {cmd}")
-                };
-                Self::start("sh", &["-c", &line])?
-            }
+            _ => Self::start_in_shell(cmd)?,
         };
-        if e.name == "sh" || e.name == words[0] {
+        if e.name == "sh" || e.name == "cmd" || e.name == words[0] {
             e.name = cmd.to_string();
         }
         Ok(e)
+    }
+
+    #[cfg(unix)]
+    fn start_in_shell(cmd: &str) -> Result<Self, Error> {
+        let line = if cmd.contains([';', '&', '|', '\n']) {
+            cmd.to_string()
+        } else {
+            format!("exec {cmd}")
+        };
+        Self::start("sh", &["-c", &line])
+    }
+
+    #[cfg(not(unix))]
+    fn start_in_shell(cmd: &str) -> Result<Self, Error> {
+        Self::start("cmd", &["/C", cmd])
     }
 
     pub fn send(&mut self, line: &str) -> Result<(), Error> {
@@ -175,7 +187,10 @@ impl EngineProcess {
             let mut words = l.split_whitespace();
             match words.next() {
                 Some("bestmove") => {
-                    let bestmove = words.next().unwrap_or("0000").to_string();
+                    let bestmove = words
+                        .next()
+                        .filter(|m| !matches!(*m, "(none)" | "0000"))
+                        .map(str::to_string);
                     let ponder = match (words.next(), words.next()) {
                         (Some("ponder"), Some(p)) => Some(p.to_string()),
                         _ => None,

@@ -238,7 +238,8 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
                             });
                         match r {
                             Ok(a) => {
-                                answer = Some(a.bestmove);
+                                // No move (`bestmove (none)`) scores nothing.
+                                answer = Some(a.bestmove.unwrap_or_default());
                                 break;
                             }
                             Err(err) => {

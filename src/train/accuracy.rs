@@ -89,11 +89,14 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, Error> {
 /// first call: rates stay right on a machine busy with other work.
 pub fn thread_seconds() -> f64 {
     static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
-    std::fs::read_to_string("/proc/thread-self/schedstat")
+    #[cfg(target_os = "linux")]
+    let cpu_ns = std::fs::read_to_string("/proc/thread-self/schedstat")
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .filter(|&ns| ns > 0)
-        .map_or_else(|| EPOCH.elapsed().as_secs_f64(), |ns| ns as f64 / 1e9)
+        .filter(|&ns| ns > 0);
+    #[cfg(not(target_os = "linux"))]
+    let cpu_ns: Option<u64> = None;
+    cpu_ns.map_or_else(|| EPOCH.elapsed().as_secs_f64(), |ns| ns as f64 / 1e9)
 }
 
 /// Runs `f` over `items` repeatedly until this thread has run at least 0.3 s; returns items per

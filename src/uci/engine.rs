@@ -404,7 +404,9 @@ fn send_multiline(text: &str) {
 }
 
 /// The search thread: searches, waits for `stop` or `ponderhit` in infinite/ponder mode, then
-/// answers `bestmove`.
+/// answers `bestmove`. A root without a legal move is answered as Stockfish does: `info depth 0
+/// score mate 0` (checkmated) or `info depth 0 score cp 0` (stalemate) at once, then `bestmove
+/// (none)` (after `stop` or `ponderhit` in infinite/ponder mode, like any answer).
 fn run_search(
     params: &SearchParams,
     shared: &Shared,
@@ -420,6 +422,13 @@ fn run_search(
             None
         }
     };
+    if params.root.legal_moves().is_empty() {
+        send(if params.root.is_check() {
+            "info depth 0 score mate 0"
+        } else {
+            "info depth 0 score cp 0"
+        });
+    }
     // In infinite and ponder mode, bestmove waits for stop (or ponderhit).
     while !shared.stop.load(Ordering::SeqCst)
         && (params.limits.infinite || shared.pondering.load(Ordering::SeqCst))
@@ -433,7 +442,7 @@ fn run_search(
     *last_best.lock().unwrap_or_else(|e| e.into_inner()) = best.map(|m| (hash_of(&params.root), m));
     busy.store(false, Ordering::SeqCst);
     match best {
-        None => send("bestmove 0000"),
+        None => send("bestmove (none)"),
         Some(b) => match ponder {
             Some(p) => send(&format!(
                 "bestmove {} ponder {}",

@@ -356,11 +356,18 @@ impl Options {
 }
 
 /// `MemAvailable` from /proc/meminfo in MB (None where there is no such file).
+#[cfg(target_os = "linux")]
 fn available_memory_mb() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024)
+}
+
+/// Unknown outside Linux: the hash size is not checked against free memory.
+#[cfg(not(target_os = "linux"))]
+fn available_memory_mb() -> Option<u64> {
+    None
 }
 
 /// The `option` lines of the `uci` answer: the engine's options, then the search's tunables.

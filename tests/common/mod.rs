@@ -1,4 +1,5 @@
-//! A small UCI driver for tests: runs the real `deepred` binary and talks to it over pipes.
+//! Shared test helpers: a small UCI driver that runs the real `deepred` binary and talks to it
+//! over pipes, `deepred ARGS` to the end, and the path of the tests' own data (`tests/data`).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -138,4 +139,14 @@ pub fn deepred(args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// A file of the tests' own data, `tests/data/<rel>` (sources and licences in
+/// tests/data/README.md). Tests never read `../shared`.
+pub fn data(rel: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel);
+    assert!(p.exists(), "missing test data {}", p.display());
+    p
 }

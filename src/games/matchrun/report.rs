@@ -22,6 +22,8 @@ pub enum Ending {
     /// Forfeits by the loser (`side` lost).
     TimeForfeit,
     IllegalMove(String),
+    /// `bestmove (none)` (or `0000`) in a position that has legal moves.
+    NoMove,
     Crash(String),
 }
 
@@ -30,14 +32,14 @@ impl Ending {
     pub fn on_the_board(&self) -> bool {
         !matches!(
             self,
-            Ending::TimeForfeit | Ending::IllegalMove(_) | Ending::Crash(_)
+            Ending::TimeForfeit | Ending::IllegalMove(_) | Ending::NoMove | Ending::Crash(_)
         )
     }
 
     pub(super) fn termination_tag(&self) -> &'static str {
         match self {
             Ending::TimeForfeit => "time forfeit",
-            Ending::IllegalMove(_) => "illegal move",
+            Ending::IllegalMove(_) | Ending::NoMove => "illegal move",
             Ending::Crash(_) => "abandoned",
             Ending::AdjudicatedDraw | Ending::AdjudicatedWin | Ending::MaxPlies => "adjudication",
             _ => "normal",
@@ -57,6 +59,7 @@ impl Ending {
             Ending::MaxPlies => "draw by adjudication (ply limit)".into(),
             Ending::TimeForfeit => format!("{l} loses on time"),
             Ending::IllegalMove(m) => format!("{l} makes an illegal move: {m}"),
+            Ending::NoMove => format!("{l} gives no move in a position with legal moves"),
             Ending::Crash(why) => format!("{l} disconnects: {why}"),
         }
     }
@@ -201,6 +204,7 @@ impl MatchReport {
         for g in &self.games {
             let key = match &g.ending {
                 Ending::IllegalMove(_) => "illegal move".to_string(),
+                Ending::NoMove => "no move".to_string(),
                 Ending::TimeForfeit => "time forfeit".to_string(),
                 Ending::Crash(_) => "disconnect".to_string(),
                 Ending::AdjudicatedWin => "resignation (adjudication)".to_string(),

@@ -207,14 +207,17 @@ fn play_game(
                 Turn::Lost(Ending::Crash(why.to_string()))
             }
             Ok(a) => {
-                let parsed = a
-                    .bestmove
-                    .parse::<UciMove>()
-                    .ok()
-                    .and_then(|u| u.to_move(&pos).ok());
+                // The position is not over (the rules were checked above): "no move" loses.
+                let parsed = a.bestmove.as_deref().map(|text| {
+                    text.parse::<UciMove>()
+                        .ok()
+                        .and_then(|u| u.to_move(&pos).ok())
+                        .ok_or_else(|| text.to_string())
+                });
                 match parsed {
-                    None => Turn::Lost(Ending::IllegalMove(a.bestmove.clone())),
-                    Some(m) => {
+                    None => Turn::Lost(Ending::NoMove),
+                    Some(Err(text)) => Turn::Lost(Ending::IllegalMove(text)),
+                    Some(Ok(m)) => {
                         let score = a.last_info.as_deref().and_then(info_score);
                         if clock.charge(turn, used, opts.time_margin_ms) {
                             Turn::Moved(m, score)
