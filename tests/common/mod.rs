@@ -142,7 +142,7 @@ pub fn deepred(args: &[&str]) -> (bool, String, String) {
 }
 
 /// A file of the tests' own data, `tests/data/<rel>` (sources and licences in
-/// tests/data/README.md). Tests never read `../shared`.
+/// tests/data/README.md). Tests never read the shared data folder beside the checkout.
 pub fn data(rel: &str) -> std::path::PathBuf {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
