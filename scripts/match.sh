@@ -14,6 +14,7 @@
 #   SUNFISH_CMD  sunfish UCI command              [/work/tools/sunfish-uci.sh]
 #   STOCKFISH    stockfish binary                 [stockfish in PATH, else /usr/games/stockfish]
 #   EXTRA_ARGS   extra fastchess arguments appended verbatim (word-split)
+#   DEEPRED_OPTIONS  Deep Red's UCI options, NAME=VALUE words (e.g. "Threads=2 Hash=32") []
 #   SHOW_OPP_PV_WARNINGS=1  also show fastchess PV-check warnings about the
 #                opponent (hidden by default: limited-strength Stockfish plays
 #                a move different from its PV on nearly every move). They are
@@ -97,8 +98,11 @@ LOG="$(mktemp /tmp/match-"$OPP".XXXXXX.log)"
 # fastchess autosaves its state to ./config.json; keep that out of the repo.
 WORKDIR="$(mktemp -d /tmp/match-"$OPP".XXXXXX.d)"
 
+DEEPRED_ARGS=(-engine "cmd=$DEEPRED" name=deepred)
+for o in ${DEEPRED_OPTIONS:-}; do DEEPRED_ARGS+=("option.$o"); done
+
 CMD=("$FASTCHESS"
-     -engine "cmd=$DEEPRED" name=deepred
+     "${DEEPRED_ARGS[@]}"
      "${OPP_ARGS[@]}"
      -each proto=uci "tc=$TC"
      -rounds "$ROUNDS" -repeat
