@@ -29,16 +29,7 @@ impl Uci {
             .spawn()
             .expect("start deepred");
         let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = lines_of(child.stdout.take().unwrap());
         Uci {
             child,
             stdin,
@@ -105,6 +96,20 @@ impl Uci {
         self.close_stdin();
         wait_exit(&mut self.child, Duration::from_secs(10)).expect("engine exits after quit")
     }
+}
+
+/// The lines `out` gives, read on a thread of their own, as they come.
+pub fn lines_of(out: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 pub fn wait_exit(child: &mut Child, timeout: Duration) -> Option<std::process::ExitStatus> {
