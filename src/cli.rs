@@ -390,7 +390,7 @@ pub struct PlayArgs {
     /// Deep Red plays the best known move of the store in positions with at least 10 games.
     #[arg(long)]
     pub book: bool,
-    /// Deep Red plays at about this Elo (as UCI_Elo, 1350..2600) instead of full strength.
+    /// Deep Red plays at about this Elo (as UCI_Elo, 1350..2300) instead of full strength.
     #[arg(long)]
     pub elo: Option<i64>,
 }

@@ -1,4 +1,4 @@
-//! The engine itself: `uci` (the default), `bench`, `perft`, `eval`.
+//! The engine itself: `uci` (the default), `bench`, `spsa`, `perft`, `eval`.
 
 use std::process::ExitCode;
 

@@ -1,4 +1,4 @@
-//! Tools: `sts` (an EPD suite on any UCI engine) and `nn kernel-bench`.
+//! Tools: `sts` (an EPD suite on any UCI engine), `wdl-fit` and `nn kernel-bench`.
 
 use std::process::ExitCode;
 

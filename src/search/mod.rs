@@ -35,32 +35,20 @@ use worker::{TbProbe, Worker};
 
 /// Searches `params.root` under its limits and returns the best move. Stops early when
 /// `shared.stop` is set. The caller sets up `shared` (clock, pondering) before calling. With a
-/// [`skill::Skill`], the search is limited in nodes, looks at several lines and plays one of
-/// them as that skill would.
+/// [`skill::Skill`], the search also stops at that skill's node cap.
 pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -> SearchResult {
     let Some(skill) = params.skill else {
         return search_full(params, shared, tt);
     };
     let mut weak = params.clone();
     weak.skill = None;
-    weak.multipv = params.multipv.max(skill::MULTIPV);
     weak.limits.nodes = Some(
         params
             .limits
             .nodes
             .map_or(skill.node_cap(), |n| n.min(skill.node_cap())),
     );
-    let mut result = search_full(&weak, shared, tt);
-    if result.lines.len() > 1 {
-        let scores: Vec<i32> = result.lines.iter().map(|l| l.score).collect();
-        let chosen = &result.lines[skill.pick(&scores)];
-        if let Some(&best) = chosen.pv.first() {
-            result.ponder = chosen.pv.get(1).copied();
-            result.score = chosen.score;
-            result.best = Some(best);
-        }
-    }
-    result
+    search_full(&weak, shared, tt)
 }
 
 fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -> SearchResult {

@@ -1,77 +1,69 @@
 //! Playing weaker on purpose, for people (`Skill Level`, `UCI_LimitStrength` with `UCI_Elo`):
-//! the search looks at fewer nodes, and the move is drawn among the best four lines with a
-//! random push that favours worse moves the lower the level (the rule of Stockfish's `Skill`),
-//! so the engine errs as a weaker player does instead of blundering at random.
+//! the search stops after a number of nodes that grows with the strength asked, so the engine
+//! errs as a shallower searcher does (it misses tactics a few plies deep) instead of playing a
+//! random bad move; the cap varies by up to 10% from move to move so that games vary.
 //!
-//! `UCI_Elo` is mapped to a level by a fit of matches against Stockfish 15.1's own `UCI_Elo`
-//! levels (BENCHMARKS.md, "Strength limiting").
+//! The cap comes from matches of a node-limited Deep Red against Stockfish 15.1's own `UCI_Elo`
+//! levels (BENCHMARKS.md, "Strength limiting"): the strengths measured at three node counts,
+//! joined by straight lines in log2(nodes), extended beyond them by the end segments' slopes.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// Lines searched to choose among.
-pub const MULTIPV: usize = 4;
 /// The `Skill Level` of full strength (no limit).
 pub const MAX_LEVEL: f64 = 20.0;
-/// The `UCI_Elo` range (Stockfish 15.1's scale, which the calibration measured against).
+/// The `UCI_Elo` range (Stockfish 15.1's scale, which the calibration measured against); above
+/// `ELO_MAX` the cap would pass what a move's time allows at blitz.
 pub const ELO_MIN: i64 = 1350;
-pub const ELO_MAX: i64 = 2600;
+pub const ELO_MAX: i64 = 2300;
 
-/// `UCI_Elo` to level: `level = (elo - ELO_AT_0) / ELO_PER_LEVEL`, fitted to the matches.
-const ELO_AT_0: f64 = 1200.0;
-const ELO_PER_LEVEL: f64 = 70.0;
+/// (log2 of the nodes a move, Elo measured on Stockfish 15.1's scale), by rising nodes: 250,
+/// 8,000 and 256,000 nodes, 100 games each at 5+0.05.
+const MEASURED: [(f64, f64); 3] = [(7.966, 1369.0), (12.966, 1845.0), (17.966, 2121.0)];
+/// The cap varies by up to this share either way from move to move.
+const JITTER: f64 = 0.1;
 
 /// A strength below full.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Skill {
-    /// 0 (weakest) ..= 20 (full strength), fractions allowed.
-    pub level: f64,
-    /// Seed of the random choice (the engine takes a fresh one per move).
+    /// The strength asked, on Stockfish 15.1's `UCI_Elo` scale.
+    pub elo: f64,
+    /// Seed of the move's cap jitter (the engine takes a fresh one per move).
     pub seed: u64,
 }
 
 impl Skill {
-    /// The skill of `Skill Level` `level`, `None` at full strength.
+    /// The skill of `Skill Level` `level` (0..20, fractions allowed), `None` at full strength:
+    /// the levels spread `ELO_MIN..ELO_MAX` evenly.
     pub fn from_level(level: f64, seed: u64) -> Option<Skill> {
-        (level < MAX_LEVEL).then_some(Skill {
-            level: level.clamp(0.0, MAX_LEVEL),
+        (level < MAX_LEVEL).then(|| {
+            let share = level.clamp(0.0, MAX_LEVEL) / MAX_LEVEL;
+            Skill {
+                elo: ELO_MIN as f64 + share * (ELO_MAX - ELO_MIN) as f64,
+                seed,
+            }
+        })
+    }
+
+    /// The skill that plays about `elo` (clamped to `ELO_MIN..=ELO_MAX`) on Stockfish 15.1's
+    /// `UCI_Elo` scale.
+    pub fn from_elo(elo: i64, seed: u64) -> Option<Skill> {
+        Some(Skill {
+            elo: elo.clamp(ELO_MIN, ELO_MAX) as f64,
             seed,
         })
     }
 
-    /// The skill that plays about `elo` on Stockfish 15.1's `UCI_Elo` scale.
-    pub fn from_elo(elo: i64, seed: u64) -> Option<Skill> {
-        let elo = elo.clamp(ELO_MIN, ELO_MAX) as f64;
-        Skill::from_level((elo - ELO_AT_0) / ELO_PER_LEVEL, seed)
-    }
-
-    /// Nodes a move may search at most: 100 at level 0, doubling every two levels.
+    /// Nodes this move may search at most.
     pub fn node_cap(&self) -> u64 {
-        (100.0 * 2f64.powf(self.level / 2.0)) as u64
-    }
-
-    /// Chooses among lines by their `scores` (best first, from the side to move's view): each
-    /// line's score gets a push, larger for worse lines and at lower levels, part of it random;
-    /// the line with the best pushed score is played. Returns its index.
-    pub fn pick(&self, scores: &[i32]) -> usize {
-        let Some(&top) = scores.first() else {
-            return 0;
-        };
-        let last = scores.last().copied().unwrap_or(top);
-        let delta = f64::from((top - last).min(100));
-        let weakness = 120.0 - 2.0 * self.level;
-        let mut rng = StdRng::seed_from_u64(self.seed);
-        let mut best = (f64::NEG_INFINITY, 0);
-        for (i, &score) in scores.iter().enumerate() {
-            let push = (weakness * f64::from(top - score)
-                + delta * rng.random_range(0.0..weakness.max(1.0)))
-                / 128.0;
-            let pushed = f64::from(score) + push;
-            if pushed >= best.0 {
-                best = (pushed, i);
-            }
-        }
-        best.1
+        let segment = MEASURED
+            .windows(2)
+            .find(|w| self.elo <= w[1].1)
+            .unwrap_or(&MEASURED[MEASURED.len() - 2..]);
+        let ((x0, y0), (x1, y1)) = (segment[0], segment[1]);
+        let log2_nodes = x0 + (self.elo - y0) * (x1 - x0) / (y1 - y0);
+        let jitter = StdRng::seed_from_u64(self.seed).random_range(-JITTER..=JITTER);
+        (2f64.powf(log2_nodes) * (1.0 + jitter)).max(1.0) as u64
     }
 }
 
@@ -79,41 +71,36 @@ impl Skill {
 mod tests {
     use super::*;
 
-    fn lines(scores: &[i32]) -> Vec<i32> {
-        scores.to_vec()
-    }
-
     #[test]
     fn levels_and_elo() {
         assert!(Skill::from_level(20.0, 1).is_none());
+        assert_eq!(Skill::from_level(0.0, 1).unwrap().elo, ELO_MIN as f64);
         assert_eq!(
             Skill::from_elo(ELO_MAX + 500, 1),
             Skill::from_elo(ELO_MAX, 1)
         );
-        let low = Skill::from_elo(ELO_MIN, 1).unwrap();
-        let high = Skill::from_elo(ELO_MAX - 300, 1).unwrap();
-        assert!(low.level < high.level);
-        assert_eq!(Skill::from_level(0.0, 1).unwrap().node_cap(), 100);
-        assert_eq!(Skill::from_level(10.0, 1).unwrap().node_cap(), 3200);
-    }
-
-    #[test]
-    fn weak_players_pick_worse_moves_more_often() {
-        let ls = lines(&[50, 20, -40, -150]);
-        let share_of_best = |level: f64| {
-            (0..2000u64)
-                .filter(|&seed| Skill::from_level(level, seed).unwrap().pick(&ls) == 0)
-                .count()
-        };
-        let (weak, strong) = (share_of_best(0.0), share_of_best(19.0));
-        assert!(weak < strong, "{weak} {strong}");
-        assert!(
-            strong > 1000,
-            "a strong level mostly plays the best line: {strong}"
-        );
-        // A lost position (mate scores below) never makes a weak player pick it over the best
-        // line by more than the push allows.
-        let mates = lines(&[0, -30000]);
-        assert!((0..500u64).all(|s| Skill::from_level(0.0, s).unwrap().pick(&mates) == 0));
+        assert_eq!(Skill::from_elo(0, 1), Skill::from_elo(ELO_MIN, 1));
+        // The measured points, and the end segments extended.
+        let cap = |elo: i64, seed| Skill::from_elo(elo, seed).unwrap().node_cap();
+        for seed in 0..200 {
+            assert!(
+                (225..=275).contains(&cap(1369, seed)),
+                "{}",
+                cap(1369, seed)
+            );
+            assert!((7_200..=8_800).contains(&cap(1845, seed)));
+            assert!((230_000..=282_000).contains(&cap(2121, seed)));
+            assert!(
+                (196..=240).contains(&cap(1350, seed)),
+                "{}",
+                cap(1350, seed)
+            );
+            assert!((2_100_000..=2_700_000).contains(&cap(2300, seed)));
+        }
+        // The cap varies between moves, but not between two searches of one move.
+        assert_ne!(cap(1800, 1), cap(1800, 2));
+        assert_eq!(cap(1800, 7), cap(1800, 7));
+        let level = |l: f64| Skill::from_level(l, 3).unwrap().node_cap();
+        assert!(level(0.0) < level(10.0) && level(10.0) < level(19.0));
     }
 }
