@@ -659,6 +659,7 @@ impl<'a> Worker<'a> {
         };
         let mut prev_scores = vec![0i32; multipv];
         let start = Instant::now();
+        let mut reported_nodes = 0;
         let mut depth = 1;
         while depth <= max_depth {
             // Helper threads skip around to desynchronise (Lazy SMP).
@@ -704,25 +705,10 @@ impl<'a> Worker<'a> {
                 self.root_excluded.push(first);
                 let score = self.reported(score, &pv);
                 lines.push(Line { score, pv });
-                if self.id == 0
-                    && let Some(report) = &params.reporter
-                {
+                if self.id == 0 && params.reporter.is_some() {
                     self.control.flush_and_check();
                     let line = lines.last().expect("just pushed");
-                    let time_ms = start.elapsed().as_millis() as u64;
-                    let nodes = self.control.total_nodes();
-                    report(&Event::Line {
-                        depth: depth as u32,
-                        seldepth: self.seldepth,
-                        multipv: Some(pv_idx + 1),
-                        score: line.score,
-                        nodes,
-                        nps: nodes * 1000 / time_ms.max(1),
-                        hashfull: Some(self.tt.hashfull()),
-                        tbhits: params.tablebases.is_some().then(|| self.control.tbhits()),
-                        time_ms,
-                        pv: &line.pv,
-                    });
+                    reported_nodes = self.report_line(params, depth, pv_idx, line, start);
                 }
             }
             self.root_excluded.clear();
@@ -750,6 +736,43 @@ impl<'a> Worker<'a> {
             depth += 1;
         }
         self.control.flush();
+        // A search cut inside an iteration tells its lines again with the nodes and time it
+        // really spent, as the last word before `bestmove` (a GUI shows the final count).
+        if self.id == 0 && params.reporter.is_some() && self.control.total_nodes() > reported_nodes
+        {
+            for (pv_idx, line) in result.lines.iter().enumerate() {
+                self.seldepth = self.seldepth.max(line.pv.len());
+                self.report_line(params, result.depth as i32, pv_idx, line, start);
+            }
+        }
         result
+    }
+
+    /// Reports one root line of iteration `depth` (main thread); returns the nodes it told.
+    fn report_line(
+        &self,
+        params: &SearchParams,
+        depth: i32,
+        pv_idx: usize,
+        line: &Line,
+        start: Instant,
+    ) -> u64 {
+        let time_ms = start.elapsed().as_millis() as u64;
+        let nodes = self.control.total_nodes();
+        if let Some(report) = &params.reporter {
+            report(&Event::Line {
+                depth: depth as u32,
+                seldepth: self.seldepth,
+                multipv: Some(pv_idx + 1),
+                score: line.score,
+                nodes,
+                nps: nodes * 1000 / time_ms.max(1),
+                hashfull: Some(self.tt.hashfull()),
+                tbhits: params.tablebases.is_some().then(|| self.control.tbhits()),
+                time_ms,
+                pv: &line.pv,
+            });
+        }
+        nodes
     }
 }
