@@ -478,7 +478,16 @@ fn a_version_1_store_is_migrated_with_its_rows_and_ids() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(version, "2");
+    // Migrated step by step to the newest version: 2 (WITHOUT ROWID) and 3 (search memory).
+    assert_eq!(version, "3");
+    let memory: i64 = c
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'search_memory'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(memory, 1);
     let sql: String = c
         .query_row(
             "SELECT sql FROM sqlite_master WHERE name = 'white_moves'",

@@ -208,3 +208,144 @@ fn experience_evaluator_loads_and_falls_back() {
     e.quit();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The depth of the last `info` line before `bestmove`.
+fn final_depth(lines: &[String]) -> u32 {
+    let l = lines.iter().rev().find(|l| l.contains(" depth ")).unwrap();
+    let w: Vec<&str> = l.split_whitespace().collect();
+    w[w.iter().position(|x| *x == "depth").unwrap() + 1]
+        .parse()
+        .unwrap()
+}
+
+fn learning_engine(db: &std::path::Path) -> Uci {
+    let mut e = Uci::start();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
+    e.send("setoption name Learning value true");
+    e
+}
+
+/// With `Learning`, what a search found is remembered in the store (root and principal
+/// variation, schema 3's `search_memory`), and a later engine, with an empty hash table, starts
+/// from it: the same node budget reaches deeper.
+#[test]
+fn searches_are_remembered_and_built_on() {
+    let dir = temp_dir("memory");
+    let db = dir.join("exp.sqlite");
+    let mut e = learning_engine(&db);
+    e.send("position startpos");
+    e.send("go nodes 40000");
+    let (_, lines) = e.bestmove(SECS(30));
+    let first = final_depth(&lines);
+    e.send("ucinewgame");
+    e.isready();
+    e.quit();
+    let store = Store::open_read_only(&db).unwrap();
+    let root = store
+        .memory_of(deepred::chess::zobrist::hash_of(&Chess::default()))
+        .unwrap()
+        .expect("the root is remembered");
+    assert_eq!(root.depth, first as i32);
+    assert!(store.memory_count().unwrap() >= 3, "PV positions too");
+    drop(store);
+
+    let mut e = learning_engine(&db);
+    e.send("position startpos");
+    e.send("go nodes 40000");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert!(best.starts_with("bestmove "), "{best}");
+    let second = final_depth(&lines);
+    assert!(
+        second > first,
+        "built on the memory: depth {second} against {first}"
+    );
+    e.quit();
+    // Without `Learning` nothing is read or written.
+    let mut e = Uci::start();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
+    e.send("position startpos");
+    e.send("go nodes 40000");
+    let (_, lines) = e.bestmove(SECS(30));
+    assert_eq!(final_depth(&lines), first, "the same search as the first");
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With `Learning`, a root move whose record is significantly bad for the mover loses
+/// `ExperiencePenalty`: the engine's own choice, given 30 lost games, is no longer played.
+#[test]
+fn a_significantly_bad_record_keeps_the_move_out() {
+    let dir = temp_dir("bias");
+    let db = dir.join("exp.sqlite");
+    let mut e = learning_engine(&db);
+    e.send("setoption name ExperiencePenalty value 0");
+    e.send("position startpos");
+    e.send("go depth 6");
+    let (best, _) = e.bestmove(SECS(30));
+    let choice = best.split_whitespace().nth(1).unwrap().to_string();
+    e.quit();
+    {
+        let mut store = Store::open(&db).unwrap();
+        // Every first move of Black after it: 20 distinct games, all lost by White.
+        let after = {
+            use shakmaty::Position;
+            let mut p = Chess::default();
+            p.play_unchecked(shakmaty_line(&choice)[0]);
+            p.legal_moves()
+        };
+        assert_eq!(after.len(), 20);
+        for reply in after {
+            {
+                let mut moves = shakmaty_line(&choice);
+                moves.push(reply);
+                let game = deepred::experience::records::GameRecord {
+                    source: "test".into(),
+                    white: "w".into(),
+                    black: "b".into(),
+                    date: String::new(),
+                    result: deepred::chess::rules::GameResult::BlackWins,
+                    start: Chess::default(),
+                    moves,
+                };
+                store.learn_game(game).unwrap();
+            }
+        }
+    }
+    for (penalty, kept) in [("0", true), ("300", false)] {
+        let mut e = learning_engine(&db);
+        e.send(&format!("setoption name ExperiencePenalty value {penalty}"));
+        e.send("position startpos");
+        e.send("go depth 6");
+        let (best, _) = e.bestmove(SECS(30));
+        assert_eq!(
+            best.split_whitespace().nth(1) == Some(choice.as_str()),
+            kept,
+            "penalty {penalty}: {best}"
+        );
+        e.quit();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn shakmaty_line(moves: &str) -> Vec<shakmaty::Move> {
+    use shakmaty::Position;
+    let mut pos = Chess::default();
+    moves
+        .split_whitespace()
+        .map(|t| {
+            let m = t
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(m);
+            m
+        })
+        .collect()
+}

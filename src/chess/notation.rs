@@ -5,6 +5,16 @@ use shakmaty::san::{San, SanError, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role};
 
+/// 16-bit move code: from (6 bits), to (6 bits; the rook square for castling), promotion (3 bits).
+/// 0 means no move (a1a1 is never a move).
+#[inline]
+pub fn encode_move(m: &Move) -> u16 {
+    let from = m.from().map_or(0, u16::from);
+    let to = u16::from(m.to());
+    let promo = m.promotion().map_or(0, |r| r as u16);
+    from | (to << 6) | (promo << 12)
+}
+
 /// UCI text of a move (`e1g1` style castling unless Chess960).
 pub fn uci_move(m: Move, chess960: bool) -> String {
     let mode = if chess960 {

@@ -12,6 +12,7 @@ pub mod deepchess;
 pub mod deeppink;
 mod error;
 pub mod experience;
+pub mod memory;
 pub mod pst;
 pub mod report;
 #[cfg(feature = "torch")]

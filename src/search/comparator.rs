@@ -26,8 +26,8 @@ use super::params::{
 };
 use super::pv::PvTable;
 use super::time::TimeBudget;
-use super::tt::encode_move;
 use super::types::{Event, Line, SearchParams, SearchResult, Shared};
+use crate::chess::notation::encode_move;
 use crate::chess::rules::is_rule_draw;
 use crate::chess::score::{MATE, MAX_PLY, cp_from_expectation, value};
 use crate::chess::see;

@@ -24,10 +24,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use shakmaty::{Move, Position};
 
+use crate::chess::notation::encode_move;
 use crate::chess::syzygy::{Wdl, score_of};
 use crate::chess::zobrist::{hash_of, play};
 use crate::eval::{Evaluator, ScalarEvaluator};
-use tt::{TranspositionTable, encode_move};
+use tt::TranspositionTable;
 pub use types::{
     Event, Limits, Line, Reporter, SearchParams, SearchResult, Shared, SyzygySettings,
 };

@@ -5,8 +5,8 @@
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
 use super::params::Tunables;
-use super::tt::encode_move;
 use crate::chess::movegen::Captures;
+use crate::chess::notation::encode_move;
 use crate::chess::score::value;
 use crate::chess::see;
 

@@ -5,8 +5,6 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use shakmaty::Move;
-
 use crate::chess::score::TB_WIN_BOUND;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,16 +167,6 @@ impl TranspositionTable {
             .count();
         (used * 1000 / n.max(1)) as u32
     }
-}
-
-/// 16-bit move code: from (6 bits), to (6 bits; the rook square for castling), promotion (3 bits).
-/// 0 means no move (a1a1 is never a move).
-#[inline]
-pub fn encode_move(m: &Move) -> u16 {
-    let from = m.from().map_or(0, u16::from);
-    let to = u16::from(m.to());
-    let promo = m.promotion().map_or(0, |r| r as u16);
-    from | (to << 6) | (promo << 12)
 }
 
 /// A score as the table keeps it: mate and tablebase scores count from this node, not from the

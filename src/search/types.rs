@@ -13,6 +13,7 @@ use super::time::Clock;
 use crate::chess::Error as ChessError;
 use crate::chess::syzygy::Tablebases;
 use crate::eval::Evaluator;
+use crate::eval::memory::SearchMemory;
 
 /// What `go` asked for.
 #[derive(Clone, Debug, Default)]
@@ -135,6 +136,15 @@ pub struct SearchParams {
     pub tunables: Arc<Tunables>,
     /// Play weaker on purpose (`None`: full strength).
     pub skill: Option<Skill>,
+    /// What earlier searches of learned games found (`None`: nothing, at the cost of one test
+    /// per node). A remembered position at least as deep as the remaining depth ends the node
+    /// with its score, as an exact transposition-table entry would; a shallower one gives the
+    /// first move to try.
+    pub memory: Option<Arc<SearchMemory>>,
+    /// Centipawns added to a root move's score (the experience record's verdict on it: a
+    /// penalty for a move that is significantly bad for the mover, a margin for one that is
+    /// significantly good); reported scores leave it out.
+    pub root_bias: Vec<(Move, i32)>,
 }
 
 impl SearchParams {
@@ -153,6 +163,8 @@ impl SearchParams {
             reporter: None,
             tunables: Arc::new(Tunables::default()),
             skill: None,
+            memory: None,
+            root_bias: Vec::new(),
         }
     }
 }

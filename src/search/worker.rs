@@ -11,8 +11,9 @@ use super::ordering::{History, OrderKeys, Quiets, pick, piece_index, score_captu
 use super::params::Tunables;
 use super::pv::PvTable;
 use super::time::TimeBudget;
-use super::tt::{Bound, TranspositionTable, encode_move, score_to_tt};
+use super::tt::{Bound, TranspositionTable, score_from_tt, score_to_tt};
 use super::types::{Event, Line, SearchParams, SearchResult, Shared};
+use crate::chess::notation::encode_move;
 use crate::chess::rules::{dead_material, is_rule_draw};
 use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, TB_WIN_BOUND, value};
 use crate::chess::syzygy::{Tablebases, Wdl, score_of, under_rule50};
@@ -20,6 +21,7 @@ use crate::chess::zobrist::{hash_of, play};
 use crate::chess::{movegen, see};
 use crate::eval::ScalarEvaluator;
 use crate::eval::deeppink::Accumulators;
+use crate::eval::memory::SearchMemory;
 
 #[derive(Clone, Copy, Default)]
 struct Frame {
@@ -65,6 +67,10 @@ pub(super) struct Worker<'a> {
     /// The tablebase score of each root move when the root is in the tables: reported in
     /// place of the search's own score (unless that is a mate).
     pub root_tb: Vec<(Move, i32)>,
+    /// The search memory (see [`SearchParams::memory`]).
+    memory: Option<&'a SearchMemory>,
+    /// The root moves' biases (see [`SearchParams::root_bias`]).
+    root_bias: &'a [(Move, i32)],
 }
 
 impl<'a> Worker<'a> {
@@ -105,6 +111,8 @@ impl<'a> Worker<'a> {
                 .map(|net| Accumulators::new(net, MAX_PLY + 4)),
             tb: TbProbe::default(),
             root_tb: Vec::new(),
+            memory: params.memory.as_deref(),
+            root_bias: &params.root_bias,
         }
     }
 
@@ -143,6 +151,7 @@ impl<'a> Worker<'a> {
     /// The score to report for a root line: its first move's tablebase score when the root is
     /// in the tables and the search found no mate.
     fn reported(&self, score: i32, pv: &[Move]) -> i32 {
+        let score = score - pv.first().map_or(0, |m| self.bias(m));
         match pv.first() {
             Some(m) if score.abs() < MATE_BOUND => self
                 .root_tb
@@ -151,6 +160,14 @@ impl<'a> Worker<'a> {
                 .map_or(score, |&(_, s)| s),
             _ => score,
         }
+    }
+
+    /// The bias of root move `m` (see [`SearchParams::root_bias`]).
+    fn bias(&self, m: &Move) -> i32 {
+        self.root_bias
+            .iter()
+            .find(|(mv, _)| mv == m)
+            .map_or(0, |&(_, b)| b)
     }
 
     /// Static evaluation of `pos` (the position at `ply`) for the side to move.
@@ -215,13 +232,34 @@ impl<'a> Worker<'a> {
         }
 
         let tt_entry = self.tt.probe(hash);
-        let tt_move = tt_entry.map_or(0, |e| e.mv);
+        let mut tt_move = tt_entry.map_or(0, |e| e.mv);
         if let Some(e) = tt_entry
             && !pv_node
             && e.depth >= depth
             && let Some(s) = e.cutoff(ply, alpha, beta)
         {
             return s;
+        }
+        // The search memory: knowledge at least as deep as this node's search ends it (in PV
+        // nodes too: what earlier games learned must reach the root), else its move goes first.
+        if let Some(memory) = self.memory
+            && let Some(e) = memory.get(hash)
+        {
+            if !root && e.depth >= depth {
+                if pv_node
+                    && let Some(m) = pos
+                        .legal_moves()
+                        .into_iter()
+                        .find(|m| encode_move(m) == e.mv)
+                {
+                    self.pv.clear(ply + 1);
+                    self.pv.update(ply, m);
+                }
+                return score_from_tt(e.score, ply);
+            }
+            if tt_move == 0 {
+                tt_move = e.mv;
+            }
         }
 
         // Tablebases: a result that settles the window ends the node; at PV nodes a win raises
@@ -407,9 +445,25 @@ impl<'a> Worker<'a> {
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
             self.keys.push(child_hash);
             let new_depth = depth - 1;
+            // A root move's bias shifts its window, so that its biased score is searched
+            // exactly as an unbiased one would be.
+            let bias = if root && !self.root_bias.is_empty() {
+                self.bias(&m)
+            } else {
+                0
+            };
+            let (alpha_c, beta_c) = (alpha - bias, beta - bias);
             let mut score;
             if searched == 0 {
-                score = -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
+                score = -self.negamax(
+                    &child,
+                    child_hash,
+                    new_depth,
+                    ply + 1,
+                    -beta_c,
+                    -alpha_c,
+                    false,
+                );
             } else {
                 let mut r = 0;
                 if depth >= self.t.lmr_min_depth
@@ -432,26 +486,34 @@ impl<'a> Worker<'a> {
                     child_hash,
                     new_depth - r,
                     ply + 1,
-                    -alpha - 1,
-                    -alpha,
+                    -alpha_c - 1,
+                    -alpha_c,
                     true,
                 );
-                if score > alpha && r > 0 {
+                if score > alpha_c && r > 0 {
                     score = -self.negamax(
                         &child,
                         child_hash,
                         new_depth,
                         ply + 1,
-                        -alpha - 1,
-                        -alpha,
+                        -alpha_c - 1,
+                        -alpha_c,
                         !cut_node,
                     );
                 }
-                if score > alpha && pv_node {
-                    score =
-                        -self.negamax(&child, child_hash, new_depth, ply + 1, -beta, -alpha, false);
+                if score > alpha_c && pv_node {
+                    score = -self.negamax(
+                        &child,
+                        child_hash,
+                        new_depth,
+                        ply + 1,
+                        -beta_c,
+                        -alpha_c,
+                        false,
+                    );
                 }
             }
+            score += bias;
             self.keys.pop();
             if self.control.stopped {
                 return 0;

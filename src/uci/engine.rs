@@ -14,7 +14,7 @@ use shakmaty_uci::UciMessage;
 
 use super::Error;
 use super::command::{Game, parse_go, parse_position};
-use super::experience::{LastMove, Learner, book, known_wdl};
+use super::experience::{Inbox, LastMove, Learner, book, findings, known_wdl, root_bias};
 use super::options::{HashChange, Options, option_lines};
 use super::output::{Style, Wdl, info_string, reporter, send};
 use crate::chess::display::diagram;
@@ -352,8 +352,14 @@ impl Engine {
             })),
             tunables: self.options.tunables.clone(),
             skill: self.options.skill(move_seed(&self.game.pos)),
+            memory: self.learner.memory(&self.options),
+            root_bias: root_bias(&self.options, &self.game.pos),
             limits,
         };
+        // With `Learning`, what the search finds is remembered (not when playing weaker on
+        // purpose: a capped search's findings would teach the memory worse moves).
+        let inbox =
+            (params.memory.is_some() && params.skill.is_none()).then(|| self.learner.inbox.clone());
         let shared = self.shared.clone();
         shared.stop.store(false, Ordering::SeqCst);
         shared
@@ -365,7 +371,7 @@ impl Engine {
         busy.store(true, Ordering::SeqCst);
         let last_best = self.last_best.clone();
         self.search = Some(std::thread::spawn(move || {
-            run_search(&params, &shared, &tt, &busy, &last_best)
+            run_search(&params, &shared, &tt, &busy, &last_best, inbox)
         }));
     }
 }
@@ -413,8 +419,15 @@ fn run_search(
     tt: &TranspositionTable,
     busy: &AtomicBool,
     last_best: &Mutex<LastMove>,
+    inbox: Option<Inbox>,
 ) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
+    if let (Some(inbox), Ok(r)) = (inbox, &outcome) {
+        inbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(findings(params, r));
+    }
     let result = match outcome {
         Ok(r) => Some(r),
         Err(_) => {

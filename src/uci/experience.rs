@@ -1,16 +1,34 @@
 //! The protocol's experience hooks: with `Learning` on, the game the GUI plays is followed
-//! through `position` commands and learned once it has ended by the rules; with
+//! through `position` commands and learned once it has ended by the rules, the searches start
+//! from the search memory and what they find is remembered (written with the game, when it
+//! ends or the GUI moves on), and the root moves' records bias the choice; with
 //! `ExperienceBook` on, `go` first asks the store for a book move.
 
-use shakmaty::{Chess, Move, Position};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use shakmaty::{Chess, Color, Move, Position};
 
 use super::command::Game;
 use super::options::Options;
 use super::output::info_string;
-use crate::chess::notation::uci_move;
-use crate::experience::book::book_move;
+use crate::chess::notation::{encode_move, uci_move};
+use crate::chess::rules::GameResult;
+use crate::chess::zobrist::{hash_of, play};
+use crate::eval::memory::SearchMemory;
+use crate::experience::book::{book_move, ranked};
 use crate::experience::live::Tracked;
-use crate::experience::store::{Learned, Store};
+use crate::experience::memory::Remembered;
+use crate::experience::records::wilson_lower_bound;
+use crate::experience::store::{GameSearches, Learned, Store};
+use crate::search::tt::score_to_tt;
+use crate::search::{SearchParams, SearchResult};
+
+/// Positions of a search's principal variation remembered besides its root.
+pub const PV_REMEMBERED: usize = 4;
+
+/// Findings a search thread hands to the engine.
+pub type Inbox = Arc<Mutex<Vec<Remembered>>>;
 
 /// The engine's last `bestmove`: the key of the position searched and the move.
 pub type LastMove = Option<(u64, Move)>;
@@ -19,12 +37,19 @@ pub type LastMove = Option<(u64, Move)>;
 #[derive(Default)]
 pub struct Learner {
     tracked: Option<Tracked>,
+    /// The search memory of a store (loaded on the first search with `Learning`).
+    memory: Option<(PathBuf, Arc<SearchMemory>)>,
+    /// What the searches of the game followed found, not yet in the store.
+    found: Vec<Remembered>,
+    /// Findings the search thread handed over, taken in by [`Learner::drain`].
+    pub inbox: Inbox,
 }
 
 impl Learner {
     /// After a `position` command (with `Learning` on): goes on with the game followed, or
     /// finishes it and starts following the new one; learns it once it is over.
     pub fn follow(&mut self, options: &Options, game: &Game, last: LastMove) {
+        self.drain();
         if !options.learning {
             return;
         }
@@ -50,10 +75,92 @@ impl Learner {
     /// The game followed ends here (new game, unrelated position, another store, quit): it is
     /// learned if it is over, with the engine's last move when that ended it.
     pub fn finish(&mut self, options: &Options, last: LastMove) {
+        self.drain();
         if options.learning && self.tracked.is_some() {
             self.learn_if_over(options, last);
         }
+        if !self.found.is_empty() {
+            // The game goes no further without a result on the board: what its searches found
+            // is kept, and the last value found is the target of the learning step.
+            let path = self
+                .tracked
+                .as_ref()
+                .map(|t| path_of(&t.start, &t.moves))
+                .unwrap_or_default();
+            let _ = self.write(options, None, &path, None);
+        }
         self.tracked = None;
+    }
+
+    /// The search memory for the next search (`None` without `Learning`, or when the store
+    /// cannot be read: said once per store).
+    pub fn memory(&mut self, options: &Options) -> Option<Arc<SearchMemory>> {
+        self.drain();
+        if !options.learning {
+            return None;
+        }
+        let file = &options.experience_file;
+        if self.memory.as_ref().is_none_or(|(p, _)| p != file) {
+            let loaded = Store::open(file).and_then(|s| SearchMemory::load(&s));
+            let memory = loaded.unwrap_or_else(|e| {
+                info_string(&format!("error: search memory not loaded: {e}"));
+                SearchMemory::default()
+            });
+            self.memory = Some((file.clone(), Arc::new(memory)));
+        }
+        self.memory.as_ref().map(|(_, m)| m.clone())
+    }
+
+    /// Takes in what the last search found: into the game's findings and the memory.
+    fn drain(&mut self) {
+        let rows = std::mem::take(&mut *self.inbox.lock().unwrap_or_else(|e| e.into_inner()));
+        if rows.is_empty() {
+            return;
+        }
+        if let Some((_, m)) = self.memory.as_mut() {
+            let m = Arc::make_mut(m);
+            for r in &rows {
+                m.remember(r);
+            }
+        }
+        self.found.extend(rows);
+    }
+
+    /// Writes the game's findings (and, with a record, its counts) in one transaction; the
+    /// memory takes the rows as they now stand. Returns what the counts did.
+    fn write(
+        &mut self,
+        options: &Options,
+        record: Option<&crate::experience::records::GameRecord>,
+        path: &[(u64, bool)],
+        result: Option<GameResult>,
+    ) -> Result<Option<Learned>, crate::experience::Error> {
+        let found = std::mem::take(&mut self.found);
+        let written = Store::open(&options.experience_file).and_then(|mut s| {
+            s.learn_searches(&GameSearches {
+                record,
+                found: &found,
+                path,
+                result,
+                q: options.q,
+            })
+        });
+        match written {
+            Ok((learned, rows)) => {
+                if let Some((p, m)) = self.memory.as_mut()
+                    && *p == options.experience_file
+                {
+                    Arc::make_mut(m).update(&rows);
+                }
+                Ok(learned)
+            }
+            Err(e) => {
+                info_string(&format!(
+                    "error: could not remember the game's searches: {e}"
+                ));
+                Err(e)
+            }
+        }
     }
 
     /// Learns the game followed if it has ended by the rules (`our_move` counted as played).
@@ -69,22 +176,96 @@ impl Learner {
         };
         t.learned = true;
         let (plies, result) = (record.moves.len(), record.result);
-        match Store::open(&options.experience_file).and_then(|mut s| s.learn_game(record.clone())) {
-            Ok(learned) => {
-                if learned != Learned::AlreadyKnown
-                    && let Some(e) = &options.experience_eval
-                {
-                    e.add_game(&record);
-                }
-                info_string(&format!(
-                    "learned the game ({plies} plies, {}) into '{}'",
-                    result.as_pgn(),
-                    options.experience_file.display()
-                ))
+        let path = path_of(&record.start, &record.moves);
+        if let Ok(learned) = self.write(options, Some(&record), &path, Some(result)) {
+            if learned != Some(Learned::AlreadyKnown)
+                && let Some(e) = &options.experience_eval
+            {
+                e.add_game(&record);
             }
-            Err(e) => info_string(&format!("error: could not learn the game: {e}")),
+            info_string(&format!(
+                "learned the game ({plies} plies, {}) into '{}'",
+                result.as_pgn(),
+                options.experience_file.display()
+            ))
         }
     }
+}
+
+/// The keys of a followed game's positions in order, with their sides to move (`true`: White).
+fn path_of(start: &Chess, moves: &[Move]) -> Vec<(u64, bool)> {
+    let mut pos = start.clone();
+    let mut key = hash_of(&pos);
+    let mut path = vec![(key, pos.turn() == Color::White)];
+    for &m in moves {
+        if !pos.is_legal(m) {
+            break;
+        }
+        (pos, key) = play(&pos, key, m);
+        path.push((key, pos.turn() == Color::White));
+    }
+    path
+}
+
+/// What a finished search found, as rows to remember: its root (best move, score, depth) and
+/// the first [`PV_REMEMBERED`] positions of its principal variation, each a ply less deep and
+/// scored for its own side to move (mates counted from that position). Nothing for a search
+/// that finished no iteration.
+pub fn findings(params: &SearchParams, result: &SearchResult) -> Vec<Remembered> {
+    let Some(line) = result.lines.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut pos = params.root.clone();
+    let mut key = hash_of(&pos);
+    let mut score = line.score;
+    for (k, &m) in line.pv.iter().enumerate().take(PV_REMEMBERED + 1) {
+        let depth = result.depth as i32 - k as i32;
+        if depth < 1 || !pos.is_legal(m) {
+            break;
+        }
+        out.push(Remembered {
+            key,
+            mv: encode_move(&m),
+            score: score_to_tt(score, k),
+            depth,
+        });
+        (pos, key) = play(&pos, key, m);
+        score = -score;
+    }
+    out
+}
+
+/// `ExperienceMargin`/`ExperiencePenalty` at the root (with `Learning`): each root move whose
+/// record has at least `ExperienceMinGames` games and whose mover's score is significantly
+/// below one half (the upper end of its 95% Wilson interval under 0.5) loses the penalty; one
+/// significantly above (the lower end over 0.5) gains the margin.
+pub fn root_bias(options: &Options, pos: &Chess) -> Vec<(Move, i32)> {
+    if !options.learning {
+        return Vec::new();
+    }
+    let Ok(store) = Store::open_read_only(&options.experience_file) else {
+        return Vec::new();
+    };
+    let turn = pos.turn();
+    let Ok(known) = ranked(&store, pos) else {
+        return Vec::new();
+    };
+    known
+        .iter()
+        .filter(|k| k.stats.games() >= u64::from(options.experience_min_games))
+        .filter_map(|k| {
+            let (p, n) = (k.stats.score_for(turn), k.stats.games());
+            if 1.0 - wilson_lower_bound(1.0 - p, n) < 0.5 {
+                Some((k.mv, -options.experience_penalty))
+            } else if wilson_lower_bound(p, n) > 0.5 {
+                Some((k.mv, options.experience_margin))
+            } else {
+                None
+            }
+        })
+        .filter(|&(_, b)| b != 0)
+        .collect()
 }
 
 /// The store's record of `pos` as (win, draw, loss) per mille for the side to move, when the

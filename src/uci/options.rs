@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::Error;
 use crate::chess::syzygy::{MAX_PIECES, Tablebases};
 use crate::eval::{self, Evaluator};
+use crate::experience::memory::QParams;
 use crate::experience::store::DEFAULT_FILE;
 use crate::search::SyzygySettings;
 use crate::search::params::{SPECS, Tunables};
@@ -37,6 +38,15 @@ pub struct Options {
     pub learning: bool,
     pub experience_book: bool,
     pub experience_min_games: u32,
+    /// `ExperienceMargin` (cp): with `Learning`, a root move whose record is significantly
+    /// good for the mover is preferred when its score is within this margin of the best.
+    pub experience_margin: i32,
+    /// `ExperiencePenalty` (cp): with `Learning`, taken off the score of a root move whose
+    /// record is significantly bad for the mover.
+    pub experience_penalty: i32,
+    /// `LearningRate`, `LearningDiscount` (percent) and `LearningReward` (cp): the constants of
+    /// the Q-learning step that carries a game's result back through its positions.
+    pub q: QParams,
     /// `EvalFile`: the net of the neural evaluator; `None` for `nets/<evaluator>.safetensors`.
     pub eval_file: Option<PathBuf>,
     /// A neural evaluator asked for whose net could not be loaded: setting `EvalFile` retries it.
@@ -74,6 +84,9 @@ impl Default for Options {
             learning: false,
             experience_book: false,
             experience_min_games: 10,
+            experience_margin: 30,
+            experience_penalty: 100,
+            q: QParams::default(),
             eval_file: None,
             pending_net: None,
             tunables: Arc::new(Tunables::default()),
@@ -260,6 +273,11 @@ impl Options {
                 self.reload_data_evaluator(&mut applied)?;
             }
             "learning" => self.learning = check()?,
+            "experiencemargin" => self.experience_margin = spin(0, 1000)? as i32,
+            "experiencepenalty" => self.experience_penalty = spin(0, 1000)? as i32,
+            "learningrate" => self.q.rate = spin(0, 100)? as f64 / 100.0,
+            "learningdiscount" => self.q.discount = spin(0, 100)? as f64 / 100.0,
+            "learningreward" => self.q.reward = spin(0, 10_000)? as i32,
             "experiencebook" => self.experience_book = check()?,
             "syzygypath" => self.load_tablebases(value.unwrap_or(""), &mut applied),
             "syzygyprobedepth" => self.syzygy.probe_depth = spin(1, 100)? as u32,
@@ -409,6 +427,26 @@ pub fn option_lines() -> Vec<String> {
         format!(
             "option name ExperienceMinGames type spin default {} min 1 max 1000000",
             d.experience_min_games
+        ),
+        format!(
+            "option name ExperienceMargin type spin default {} min 0 max 1000",
+            d.experience_margin
+        ),
+        format!(
+            "option name ExperiencePenalty type spin default {} min 0 max 1000",
+            d.experience_penalty
+        ),
+        format!(
+            "option name LearningRate type spin default {} min 0 max 100",
+            (d.q.rate * 100.0).round() as i64
+        ),
+        format!(
+            "option name LearningDiscount type spin default {} min 0 max 100",
+            (d.q.discount * 100.0).round() as i64
+        ),
+        format!(
+            "option name LearningReward type spin default {} min 0 max 10000",
+            d.q.reward
         ),
         format!("option name EvalFile type string default {EVAL_FILE_AUTO}"),
         format!(

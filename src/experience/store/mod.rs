@@ -8,6 +8,8 @@
 //! is migrated on first write). `id` numbers rows in the order they were first learned: unique
 //! and increasing, with gaps (the next id of each table is kept in `meta`); `games`
 //! (source, players, result, date, a content hash, unique); `meta` (application, schema version).
+//! Version 3 adds `search_memory` (what the searches of learned games found, by Zobrist key:
+//! best move, score, depth; see `experience::memory`), migrated in place from 2 (empty).
 //! WAL mode with a busy timeout, so several processes can learn into one file. Games are learned
 //! in transactions that hold whole games only: a crash never leaves half a game.
 
@@ -19,11 +21,14 @@ use shakmaty::Color;
 
 use super::Error;
 
+mod memory;
 mod read;
 mod write;
 
+pub use memory::GameSearches;
+
 pub const APPLICATION: &str = "deepred-experience";
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 pub const DEFAULT_FILE: &str = "deepred-experience.sqlite";
 
 /// Summary for `deepred experience stats`.
@@ -72,6 +77,13 @@ fn moves_table_sql(name: &str) -> String {
              draws INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (parent, mv)) WITHOUT ROWID;"
     )
 }
+
+/// The DDL of the search memory (version 3): one row per remembered position, keyed by its
+/// Zobrist key (as a signed 64-bit integer), with the best move's 16-bit code, the score for
+/// the side to move, the depth searched and how many game results have updated the score.
+const MEMORY_TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS search_memory (
+     key INTEGER PRIMARY KEY, mv INTEGER NOT NULL, score INTEGER NOT NULL,
+     depth INTEGER NOT NULL, updates INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;";
 
 /// Runs `f` in an IMMEDIATE transaction (committed if it succeeds, rolled back if not).
 fn in_transaction(
@@ -199,7 +211,7 @@ impl Store {
             )?;
             if fresh == 1 {
                 conn.execute_batch(&format!(
-                    "{} {} INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');",
+                    "{} {} {MEMORY_TABLE_SQL} INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');",
                     moves_table_sql("white_moves"),
                     moves_table_sql("black_moves")
                 ))?;
@@ -217,8 +229,9 @@ impl Store {
         Ok(store)
     }
 
-    /// Brings a version 1 store (rowid tables with a unique index) to version 2 (`WITHOUT
-    /// ROWID` tables keyed on (parent, mv)), keeping every row and its id. One transaction.
+    /// Brings an older store to this version in one transaction, step by step: version 1
+    /// (rowid tables with a unique index) to 2 (`WITHOUT ROWID` tables keyed on (parent, mv)),
+    /// keeping every row and its id; 2 to 3 (the search memory table, empty).
     fn migrate(&self) -> Result<(), Error> {
         let e = |err| Error::sqlite(&self.path, err);
         in_transaction(&self.conn, |conn| {
@@ -227,22 +240,28 @@ impl Store {
                 [],
                 |r| r.get(0),
             )?;
-            if version != "1" {
-                return Ok(()); // another process migrated it meanwhile
+            // Another process may have migrated it meanwhile: start from what is there now.
+            let mut version: i64 = version.parse().unwrap_or(SCHEMA_VERSION);
+            if version == 1 {
+                for t in ["white_moves", "black_moves"] {
+                    conn.execute_batch(&format!(
+                        "{}
+                         INSERT INTO {t}_v2 (parent, mv, id, child, white_wins, black_wins, draws)
+                             SELECT parent, mv, id, child, white_wins, black_wins, draws FROM {t};
+                         DROP TABLE {t};
+                         ALTER TABLE {t}_v2 RENAME TO {t};",
+                        moves_table_sql(&format!("{t}_v2"))
+                    ))?;
+                }
+                version = 2;
             }
-            for t in ["white_moves", "black_moves"] {
-                conn.execute_batch(&format!(
-                    "{}
-                     INSERT INTO {t}_v2 (parent, mv, id, child, white_wins, black_wins, draws)
-                         SELECT parent, mv, id, child, white_wins, black_wins, draws FROM {t};
-                     DROP TABLE {t};
-                     ALTER TABLE {t}_v2 RENAME TO {t};",
-                    moves_table_sql(&format!("{t}_v2"))
-                ))?;
+            if version == 2 {
+                conn.execute_batch(MEMORY_TABLE_SQL)?;
+                version = 3;
             }
             conn.execute(
                 "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
-                [SCHEMA_VERSION.to_string()],
+                [version.to_string()],
             )?;
             Ok(())
         })

@@ -37,11 +37,30 @@ impl Store {
     /// On error nothing of the batch is written.
     pub fn learn(&mut self, games: &[(GameRecord, Vec<MoveRow>)]) -> Result<Vec<Learned>, Error> {
         let path = self.path.clone();
-        let e = |err| Error::sqlite(&path, err);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(e)?;
+            .map_err(|err| Error::sqlite(&path, err))?;
+        let out = learn_in(&tx, &path, games)?;
+        tx.commit().map_err(|err| Error::sqlite(&path, err))?;
+        Ok(out)
+    }
+
+    /// Learns one game (its own transaction).
+    pub fn learn_game(&mut self, game: GameRecord) -> Result<Learned, Error> {
+        let rows = game.rows();
+        Ok(self.learn(&[(game, rows)])?[0])
+    }
+}
+
+/// The work of [`Store::learn`] inside the caller's transaction `tx`.
+pub(super) fn learn_in(
+    tx: &rusqlite::Transaction<'_>,
+    path: &std::path::Path,
+    games: &[(GameRecord, Vec<MoveRow>)],
+) -> Result<Vec<Learned>, Error> {
+    let e = |err| Error::sqlite(path, err);
+    {
         let mut out = Vec::with_capacity(games.len());
         {
             let mut insert_game = tx
@@ -170,14 +189,7 @@ impl Store {
                 }
             }
         }
-        tx.commit().map_err(e)?;
         Ok(out)
-    }
-
-    /// Learns one game (its own transaction).
-    pub fn learn_game(&mut self, game: GameRecord) -> Result<Learned, Error> {
-        let rows = game.rows();
-        Ok(self.learn(&[(game, rows)])?[0])
     }
 }
 

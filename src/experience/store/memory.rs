@@ -1,0 +1,222 @@
+//! The search memory table (`search_memory`, schema 3): read whole (the engine keeps a copy in
+//! memory and never asks SQL during a search), and written once per game: what the game's
+//! searches found, the Q-learning step of the game's result over its remembered positions, and
+//! the game's move counts, all in one transaction.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::write::learn_in;
+use super::{Learned, Store};
+use crate::chess::rules::GameResult;
+use crate::experience::Error;
+use crate::experience::memory::{QParams, Remembered, q_update};
+use crate::experience::records::GameRecord;
+
+/// What a game taught the search memory.
+#[derive(Clone, Debug)]
+pub struct GameSearches<'a> {
+    /// The finished game, to count its moves' results as [`Store::learn_game`] does; `None`
+    /// when the game ended without a result on the board (abandoned, adjudicated).
+    pub record: Option<&'a GameRecord>,
+    /// What the game's searches found, in the order they ran.
+    pub found: &'a [Remembered],
+    /// The game's positions in order, each with its side to move (`true`: White).
+    pub path: &'a [(u64, bool)],
+    /// The result for the Q-learning step (`None`: the last remembered value is the target).
+    pub result: Option<GameResult>,
+    pub q: QParams,
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Remembered> {
+    Ok(Remembered {
+        key: r.get::<_, i64>(0)? as u64,
+        mv: r.get::<_, i64>(1)? as u16,
+        score: r.get(2)?,
+        depth: r.get(3)?,
+    })
+}
+
+impl Store {
+    /// Every remembered position.
+    pub fn memory_rows(&self) -> Result<Vec<Remembered>, Error> {
+        let e = |err| Error::sqlite(&self.path, err);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT key, mv, score, depth FROM search_memory")
+            .map_err(e)?;
+        let rows = stmt.query_map([], row).map_err(e)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(e)
+    }
+
+    /// The remembered entry of the position with Zobrist key `key`.
+    pub fn memory_of(&self, key: u64) -> Result<Option<Remembered>, Error> {
+        self.conn
+            .query_row(
+                "SELECT key, mv, score, depth FROM search_memory WHERE key = ?1",
+                [key as i64],
+                row,
+            )
+            .optional()
+            .map_err(|e| Error::sqlite(&self.path, e))
+    }
+
+    /// Learns a game's searches in one transaction: each found entry replaces the stored one
+    /// of its position unless that one is deeper; then the Q-learning step moves the values of
+    /// the game's remembered positions (those of `path`) toward the result; with a record, the
+    /// game's move counts are learned too. Returns what the game's counts did (when there was a
+    /// record) and the rows as they now stand, for the engine's in-memory copy.
+    pub fn learn_searches(
+        &mut self,
+        game: &GameSearches<'_>,
+    ) -> Result<(Option<Learned>, Vec<Remembered>), Error> {
+        let path = self.path.clone();
+        let e = |err| Error::sqlite(&path, err);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(e)?;
+        let learned = match game.record {
+            Some(g) => Some(learn_in(&tx, &path, &[(g.clone(), g.rows())])?[0]),
+            None => None,
+        };
+        let mut now = Vec::new();
+        {
+            let mut upsert = tx
+                .prepare_cached(
+                    "INSERT INTO search_memory (key, mv, score, depth) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (key) DO UPDATE SET
+                       mv = excluded.mv, score = excluded.score, depth = excluded.depth
+                     WHERE excluded.depth >= search_memory.depth",
+                )
+                .map_err(e)?;
+            for f in game.found {
+                upsert
+                    .execute(params![f.key as i64, i64::from(f.mv), f.score, f.depth])
+                    .map_err(e)?;
+            }
+            let mut get = tx
+                .prepare_cached("SELECT key, mv, score, depth FROM search_memory WHERE key = ?1")
+                .map_err(e)?;
+            // The game's remembered positions, in order, once each (a repeated position keeps
+            // its last place).
+            let mut seen = std::collections::HashSet::new();
+            let mut on_path: Vec<(Remembered, bool)> = Vec::new();
+            for &(key, white) in game.path.iter().rev() {
+                if !seen.insert(key) {
+                    continue;
+                }
+                if let Some(r) = get.query_row([key as i64], row).optional().map_err(e)? {
+                    on_path.push((r, white));
+                }
+            }
+            on_path.reverse();
+            let mut values: Vec<(bool, i32)> = on_path.iter().map(|(r, w)| (*w, r.score)).collect();
+            q_update(&mut values, game.result, &game.q);
+            let mut set = tx
+                .prepare_cached(
+                    "UPDATE search_memory SET score = ?2, updates = updates + 1 WHERE key = ?1",
+                )
+                .map_err(e)?;
+            for ((r, _), (_, v)) in on_path.iter().zip(&values) {
+                set.execute(params![r.key as i64, v]).map_err(e)?;
+            }
+            for f in game.found {
+                if let Some(r) = get.query_row([f.key as i64], row).optional().map_err(e)? {
+                    now.push(r);
+                }
+            }
+            for ((r, _), (_, v)) in on_path.iter().zip(&values) {
+                now.push(Remembered { score: *v, ..*r });
+            }
+        }
+        tx.commit().map_err(e)?;
+        Ok((learned, now))
+    }
+
+    /// Remembered positions.
+    pub fn memory_count(&self) -> Result<u64, Error> {
+        self.conn
+            .query_row("SELECT count(*) FROM search_memory", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+            .map_err(|e| Error::sqlite(&self.path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experience::records::test_game;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!(
+            "deepred-memory-{}-{name}.sqlite",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
+    fn at(key: u64, score: i32, depth: i32) -> Remembered {
+        Remembered {
+            key,
+            mv: 7 | (8 << 6),
+            score,
+            depth,
+        }
+    }
+
+    #[test]
+    fn deeper_entries_win_and_results_flow_back() {
+        let p = temp("q");
+        let mut s = Store::open(&p).unwrap();
+        let q = QParams {
+            rate: 0.5,
+            discount: 1.0,
+            reward: 1000,
+        };
+        let game = test_game(&["e2e4", "e7e5"], GameResult::BlackWins);
+        // Keys 1 (White to move), 2 (Black), 3 (White).
+        let path = [(1, true), (2, false), (3, true)];
+        let found = [at(1, 40, 10), at(2, -30, 9), at(1, 99, 8)];
+        let (learned, now) = s
+            .learn_searches(&GameSearches {
+                record: Some(&game),
+                found: &found,
+                path: &path,
+                result: Some(GameResult::BlackWins),
+                q,
+            })
+            .unwrap();
+        assert_eq!(learned, Some(Learned::New { rows: 2 }));
+        // The shallower second search of key 1 did not replace the deeper one; then the loss:
+        // w(2) = 0.5·30 + 0.5·(−1000) = −485 → Black to move: +485; w(1) = 0.5·40 + 0.5·(−485).
+        let one = s.memory_of(1).unwrap().unwrap();
+        assert_eq!((one.score, one.depth), (-223, 10));
+        assert_eq!(s.memory_of(2).unwrap().unwrap().score, 485);
+        assert_eq!(s.memory_of(3).unwrap(), None);
+        assert!(now.contains(&Remembered {
+            score: -223,
+            ..at(1, 0, 10)
+        }));
+        assert_eq!(s.memory_count().unwrap(), 2);
+        assert_eq!(s.game_count().unwrap(), 1);
+        // A deeper search replaces the value; no record: the counts stay.
+        let (learned, _) = s
+            .learn_searches(&GameSearches {
+                record: None,
+                found: &[at(1, 15, 12)],
+                path: &[],
+                result: None,
+                q,
+            })
+            .unwrap();
+        assert_eq!(learned, None);
+        assert_eq!(s.memory_of(1).unwrap().unwrap(), at(1, 15, 12));
+        assert_eq!(s.memory_rows().unwrap().len(), 2);
+        assert_eq!(s.game_count().unwrap(), 1);
+        drop(s);
+        let _ = std::fs::remove_file(&p);
+    }
+}
