@@ -349,3 +349,64 @@ fn shakmaty_line(moves: &str) -> Vec<shakmaty::Move> {
         })
         .collect()
 }
+
+/// With `Learning`, a lost game turns the engine away from the move that led into it: the
+/// result flows back (Q-learning step) to the position after the engine's move, and the root
+/// bias leaves that move, however deep the new search goes. `LearningRate 0` learns nothing.
+#[test]
+fn a_lost_line_is_left_the_next_time() {
+    use deepred::chess::rules::GameResult;
+    use deepred::experience::memory::{QParams, Remembered};
+    use deepred::experience::store::GameSearches;
+    let dir = temp_dir("qlearn");
+    let db = dir.join("exp.sqlite");
+    let mut e = learning_engine(&db);
+    e.send("position startpos");
+    e.send("go depth 7");
+    let (best, _) = e.bestmove(SECS(30));
+    let choice = best.split_whitespace().nth(1).unwrap().to_string();
+    e.quit();
+    // The game went on from the engine's move and was lost.
+    let start = Chess::default();
+    let moved = shakmaty_line(&choice)[0];
+    let root = deepred::chess::zobrist::hash_of(&start);
+    let (_, child) = deepred::chess::zobrist::play(&start, root, moved);
+    let before = Store::open_read_only(&db)
+        .unwrap()
+        .memory_of(child)
+        .unwrap()
+        .expect("the position after the move is remembered (principal variation)");
+    for (rate, left) in [(0, false), (50, true)] {
+        let copy = dir.join(format!("rate{rate}.sqlite"));
+        std::fs::copy(&db, &copy).unwrap();
+        let mut store = Store::open(&copy).unwrap();
+        store
+            .learn_searches(&GameSearches {
+                record: None,
+                found: &[] as &[Remembered],
+                path: &[(root, true), (child, false)],
+                result: Some(GameResult::BlackWins),
+                q: QParams {
+                    rate: f64::from(rate) / 100.0,
+                    ..QParams::default()
+                },
+            })
+            .unwrap();
+        let after = store.memory_of(child).unwrap().unwrap();
+        assert_eq!(after.score, before.score);
+        // Black to move there: the loss is good news for Black.
+        assert_eq!(after.learned > 0, left, "{after:?}");
+        drop(store);
+        let mut e = learning_engine(&copy);
+        e.send("position startpos");
+        e.send("go depth 9");
+        let (best, _) = e.bestmove(SECS(30));
+        assert_eq!(
+            best.split_whitespace().nth(1) != Some(choice.as_str()),
+            left,
+            "rate {rate}: {best} (before: {choice})"
+        );
+        e.quit();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

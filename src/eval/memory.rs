@@ -16,9 +16,11 @@ use crate::experience::store::Store;
 pub struct MemoryEntry {
     /// The best move's 16-bit code (`chess::notation::encode_move`).
     pub mv: u16,
-    /// Score for the side to move (mates count from this position).
+    /// The search's score for the side to move (mates count from this position).
     pub score: i32,
     pub depth: i32,
+    /// What game results added to the score (the root's bias of the move leading here).
+    pub learned: i32,
 }
 
 /// The remembered positions by Zobrist key.
@@ -44,24 +46,27 @@ impl SearchMemory {
                     mv: r.mv,
                     score: r.score,
                     depth: r.depth,
+                    learned: r.learned,
                 },
             );
         }
     }
 
     /// Takes one search's finding before the store has it: kept unless this copy knows the
-    /// position deeper.
+    /// position deeper; what results taught stays.
     pub fn remember(&mut self, r: &Remembered) {
         let e = self.map.entry(r.key).or_insert(MemoryEntry {
             mv: r.mv,
             score: r.score,
             depth: r.depth,
+            learned: 0,
         });
         if r.depth >= e.depth {
             *e = MemoryEntry {
                 mv: r.mv,
                 score: r.score,
                 depth: r.depth,
+                learned: e.learned,
             };
         }
     }
@@ -92,22 +97,30 @@ mod tests {
             mv: 1,
             score,
             depth,
+            learned: 0,
         };
         m.remember(&r(10, 5));
         m.remember(&r(20, 4));
         assert_eq!(m.get(9).unwrap().score, 10);
         m.remember(&r(30, 5));
         assert_eq!(m.get(9).unwrap().score, 30);
-        // The store's word is final (a Q-learning step may lower a deep entry's value).
-        m.update(&[r(-50, 3)]);
+        // The store's word is final (another process may have searched deeper meanwhile).
+        m.update(&[Remembered {
+            learned: -70,
+            ..r(-50, 3)
+        }]);
         assert_eq!(
             m.get(9).unwrap(),
             MemoryEntry {
                 mv: 1,
                 score: -50,
-                depth: 3
+                depth: 3,
+                learned: -70
             }
         );
+        // A new search keeps what results taught.
+        m.remember(&r(5, 9));
+        assert_eq!(m.get(9).unwrap().learned, -70);
         assert_eq!(m.get(8), None);
         assert_eq!(m.len(), 1);
     }

@@ -3,7 +3,9 @@
 //! code, `chess::notation::move_code`), the score for the side to move and the depth searched.
 //! Rows come from the root of each search and from the first positions of its principal
 //! variation (depth one less a ply). At the end of a game its result flows back through the
-//! game's remembered positions by a Q-learning step ([`q_update`]).
+//! game's remembered positions by a Q-learning step ([`q_update`]) on their values (score plus
+//! what was learned); what the results taught is kept apart from the score, as a correction
+//! (`learned`) that a deeper search of the position does not wipe out.
 
 use crate::chess::rules::GameResult;
 use crate::chess::score::TB_WIN_BOUND;
@@ -18,6 +20,16 @@ pub struct Remembered {
     /// position).
     pub score: i32,
     pub depth: i32,
+    /// What game results added to the score (centipawns, side to move): the position's learned
+    /// value is `score + learned`.
+    pub learned: i32,
+}
+
+impl Remembered {
+    /// The learned value: the search's score corrected by the results.
+    pub fn value(&self) -> i32 {
+        self.score.saturating_add(self.learned)
+    }
 }
 
 /// The constants of the Q-learning step.

@@ -137,6 +137,11 @@ tunables! {
     /// knowledge, worth more than any search of that depth.
     tb_depth_bonus: "TbDepthBonus" = 6, 0..=20, 1;
 
+    // Search memory (with `Learning`).
+    /// Least remaining depth at which a node looks up the search memory: the remembered
+    /// positions are searched deep, and shallow nodes, most of the tree, skip the lookup.
+    memory_min_depth: "MemoryMinDepth" = 3, 1..=20, 1;
+
     // Time management (see `time`).
     /// Moves still to play when `go` does not say (`movestogo`), and the most ever planned for.
     time_moves_to_go: "TimeMovesToGo" = 25, 5..=80, 2;

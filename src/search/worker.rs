@@ -243,6 +243,7 @@ impl<'a> Worker<'a> {
         // The search memory: knowledge at least as deep as this node's search ends it (in PV
         // nodes too: what earlier games learned must reach the root), else its move goes first.
         if let Some(memory) = self.memory
+            && depth >= self.t.memory_min_depth
             && let Some(e) = memory.get(hash)
         {
             if !root && e.depth >= depth {

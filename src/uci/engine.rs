@@ -250,6 +250,7 @@ impl Engine {
             UciMessage::UciNewGame => {
                 self.stop_and_join();
                 self.learner.finish(&self.options, self.last_move());
+                self.learner.reload_memory();
                 self.tt.clear();
                 self.game = Game::default();
             }
@@ -331,6 +332,8 @@ impl Engine {
         if let Some(h) = self.search.take() {
             let _ = h.join();
         }
+        let memory = self.learner.memory(&self.options);
+        let root_bias = root_bias(&self.options, &self.game.pos, memory.as_deref());
         let params = SearchParams {
             root: self.game.pos.clone(),
             history: self.game.history.clone(),
@@ -352,8 +355,8 @@ impl Engine {
             })),
             tunables: self.options.tunables.clone(),
             skill: self.options.skill(move_seed(&self.game.pos)),
-            memory: self.learner.memory(&self.options),
-            root_bias: root_bias(&self.options, &self.game.pos),
+            memory,
+            root_bias,
             limits,
         };
         // With `Learning`, what the search finds is remembered (not when playing weaker on

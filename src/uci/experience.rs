@@ -92,6 +92,12 @@ impl Learner {
         self.tracked = None;
     }
 
+    /// A new game: the next search reads the memory again from the store, with what other
+    /// processes sharing it learned meanwhile.
+    pub fn reload_memory(&mut self) {
+        self.memory = None;
+    }
+
     /// The search memory for the next search (`None` without `Learning`, or when the store
     /// cannot be read: said once per store).
     pub fn memory(&mut self, options: &Options) -> Option<Arc<SearchMemory>> {
@@ -229,6 +235,7 @@ pub fn findings(params: &SearchParams, result: &SearchResult) -> Vec<Remembered>
             mv: encode_move(&m),
             score: score_to_tt(score, k),
             depth,
+            learned: 0,
         });
         (pos, key) = play(&pos, key, m);
         score = -score;
@@ -236,36 +243,57 @@ pub fn findings(params: &SearchParams, result: &SearchResult) -> Vec<Remembered>
     out
 }
 
-/// `ExperienceMargin`/`ExperiencePenalty` at the root (with `Learning`): each root move whose
-/// record has at least `ExperienceMinGames` games and whose mover's score is significantly
-/// below one half (the upper end of its 95% Wilson interval under 0.5) loses the penalty; one
-/// significantly above (the lower end over 0.5) gains the margin.
-pub fn root_bias(options: &Options, pos: &Chess) -> Vec<(Move, i32)> {
+/// The root moves' biases (with `Learning`), in centipawns:
+/// - what results taught: a move whose next position the memory knows gets the negative of that
+///   position's `learned` correction (it is the opponent's to move there), so a line that lost
+///   is left and one that won is kept even when the search now goes deeper than it remembers
+///   (at most `LearningReward` either way);
+/// - the record (`ExperienceMargin`/`ExperiencePenalty`): each root move with at least
+///   `ExperienceMinGames` games whose mover's score is significantly below one half (the upper
+///   end of its 95% Wilson interval under 0.5) loses the penalty; one significantly above (the
+///   lower end over 0.5) gains the margin.
+pub fn root_bias(
+    options: &Options,
+    pos: &Chess,
+    memory: Option<&SearchMemory>,
+) -> Vec<(Move, i32)> {
     if !options.learning {
         return Vec::new();
     }
-    let Ok(store) = Store::open_read_only(&options.experience_file) else {
-        return Vec::new();
+    let mut bias: Vec<(Move, i32)> = Vec::new();
+    let mut add = |m: Move, b: i32| match bias.iter_mut().find(|(mv, _)| *mv == m) {
+        Some((_, old)) => *old += b,
+        None => bias.push((m, b)),
     };
+    if let Some(memory) = memory.filter(|m| !m.is_empty()) {
+        let key = hash_of(pos);
+        for m in pos.legal_moves() {
+            let (_, child) = play(pos, key, m);
+            if let Some(e) = memory.get(child)
+                && e.learned != 0
+            {
+                let cap = options.q.reward.abs();
+                add(m, (-e.learned).clamp(-cap, cap));
+            }
+        }
+    }
     let turn = pos.turn();
-    let Ok(known) = ranked(&store, pos) else {
-        return Vec::new();
-    };
-    known
+    let known = Store::open_read_only(&options.experience_file)
+        .and_then(|store| ranked(&store, pos))
+        .unwrap_or_default();
+    for k in known
         .iter()
         .filter(|k| k.stats.games() >= u64::from(options.experience_min_games))
-        .filter_map(|k| {
-            let (p, n) = (k.stats.score_for(turn), k.stats.games());
-            if 1.0 - wilson_lower_bound(1.0 - p, n) < 0.5 {
-                Some((k.mv, -options.experience_penalty))
-            } else if wilson_lower_bound(p, n) > 0.5 {
-                Some((k.mv, options.experience_margin))
-            } else {
-                None
-            }
-        })
-        .filter(|&(_, b)| b != 0)
-        .collect()
+    {
+        let (p, n) = (k.stats.score_for(turn), k.stats.games());
+        if 1.0 - wilson_lower_bound(1.0 - p, n) < 0.5 {
+            add(k.mv, -options.experience_penalty);
+        } else if wilson_lower_bound(p, n) > 0.5 {
+            add(k.mv, options.experience_margin);
+        }
+    }
+    bias.retain(|&(_, b)| b != 0);
+    bias
 }
 
 /// The store's record of `pos` as (win, draw, loss) per mille for the side to move, when the

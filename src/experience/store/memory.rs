@@ -33,6 +33,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Remembered> {
         mv: r.get::<_, i64>(1)? as u16,
         score: r.get(2)?,
         depth: r.get(3)?,
+        learned: r.get(4)?,
     })
 }
 
@@ -42,7 +43,7 @@ impl Store {
         let e = |err| Error::sqlite(&self.path, err);
         let mut stmt = self
             .conn
-            .prepare("SELECT key, mv, score, depth FROM search_memory")
+            .prepare("SELECT key, mv, score, depth, learned FROM search_memory")
             .map_err(e)?;
         let rows = stmt.query_map([], row).map_err(e)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(e)
@@ -52,7 +53,7 @@ impl Store {
     pub fn memory_of(&self, key: u64) -> Result<Option<Remembered>, Error> {
         self.conn
             .query_row(
-                "SELECT key, mv, score, depth FROM search_memory WHERE key = ?1",
+                "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
                 [key as i64],
                 row,
             )
@@ -60,9 +61,10 @@ impl Store {
             .map_err(|e| Error::sqlite(&self.path, e))
     }
 
-    /// Learns a game's searches in one transaction: each found entry replaces the stored one
-    /// of its position unless that one is deeper; then the Q-learning step moves the values of
-    /// the game's remembered positions (those of `path`) toward the result; with a record, the
+    /// Learns a game's searches in one transaction: each found entry replaces the stored move,
+    /// score and depth of its position unless that one is deeper (what results taught stays);
+    /// then the Q-learning step moves the values (score + learned) of the game's remembered
+    /// positions (those of `path`) toward the result, by changing what they learned; with a record, the
     /// game's move counts are learned too. Returns what the game's counts did (when there was a
     /// record) and the rows as they now stand, for the engine's in-memory copy.
     pub fn learn_searches(
@@ -95,7 +97,9 @@ impl Store {
                     .map_err(e)?;
             }
             let mut get = tx
-                .prepare_cached("SELECT key, mv, score, depth FROM search_memory WHERE key = ?1")
+                .prepare_cached(
+                    "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
+                )
                 .map_err(e)?;
             // The game's remembered positions, in order, once each (a repeated position keeps
             // its last place).
@@ -110,15 +114,16 @@ impl Store {
                 }
             }
             on_path.reverse();
-            let mut values: Vec<(bool, i32)> = on_path.iter().map(|(r, w)| (*w, r.score)).collect();
+            let mut values: Vec<(bool, i32)> =
+                on_path.iter().map(|(r, w)| (*w, r.value())).collect();
             q_update(&mut values, game.result, &game.q);
             let mut set = tx
                 .prepare_cached(
-                    "UPDATE search_memory SET score = ?2, updates = updates + 1 WHERE key = ?1",
+                    "UPDATE search_memory SET learned = ?2, updates = updates + 1 WHERE key = ?1",
                 )
                 .map_err(e)?;
             for ((r, _), (_, v)) in on_path.iter().zip(&values) {
-                set.execute(params![r.key as i64, v]).map_err(e)?;
+                set.execute(params![r.key as i64, v - r.score]).map_err(e)?;
             }
             for f in game.found {
                 if let Some(r) = get.query_row([f.key as i64], row).optional().map_err(e)? {
@@ -126,7 +131,10 @@ impl Store {
                 }
             }
             for ((r, _), (_, v)) in on_path.iter().zip(&values) {
-                now.push(Remembered { score: *v, ..*r });
+                now.push(Remembered {
+                    learned: v - r.score,
+                    ..*r
+                });
             }
         }
         tx.commit().map_err(e)?;
@@ -164,6 +172,7 @@ mod tests {
             mv: 7 | (8 << 6),
             score,
             depth,
+            learned: 0,
         }
     }
 
@@ -193,16 +202,16 @@ mod tests {
         // The shallower second search of key 1 did not replace the deeper one; then the loss:
         // w(2) = 0.5·30 + 0.5·(−1000) = −485 → Black to move: +485; w(1) = 0.5·40 + 0.5·(−485).
         let one = s.memory_of(1).unwrap().unwrap();
-        assert_eq!((one.score, one.depth), (-223, 10));
-        assert_eq!(s.memory_of(2).unwrap().unwrap().score, 485);
+        assert_eq!((one.score, one.depth, one.value()), (40, 10, -223));
+        assert_eq!(s.memory_of(2).unwrap().unwrap().value(), 485);
         assert_eq!(s.memory_of(3).unwrap(), None);
         assert!(now.contains(&Remembered {
-            score: -223,
-            ..at(1, 0, 10)
+            learned: -263,
+            ..at(1, 40, 10)
         }));
         assert_eq!(s.memory_count().unwrap(), 2);
         assert_eq!(s.game_count().unwrap(), 1);
-        // A deeper search replaces the value; no record: the counts stay.
+        // A deeper search replaces the score; no record: the counts stay.
         let (learned, _) = s
             .learn_searches(&GameSearches {
                 record: None,
@@ -213,7 +222,14 @@ mod tests {
             })
             .unwrap();
         assert_eq!(learned, None);
-        assert_eq!(s.memory_of(1).unwrap().unwrap(), at(1, 15, 12));
+        // The deeper search's score, and what the loss taught, kept.
+        assert_eq!(
+            s.memory_of(1).unwrap().unwrap(),
+            Remembered {
+                learned: -263,
+                ..at(1, 15, 12)
+            }
+        );
         assert_eq!(s.memory_rows().unwrap().len(), 2);
         assert_eq!(s.game_count().unwrap(), 1);
         drop(s);

@@ -79,11 +79,13 @@ fn moves_table_sql(name: &str) -> String {
 }
 
 /// The DDL of the search memory (version 3): one row per remembered position, keyed by its
-/// Zobrist key (as a signed 64-bit integer), with the best move's 16-bit code, the score for
-/// the side to move, the depth searched and how many game results have updated the score.
+/// Zobrist key (as a signed 64-bit integer), with the best move's 16-bit code, the search's score
+/// for the side to move, the depth searched, what game results added to the score (`learned`)
+/// and how many results did.
 const MEMORY_TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS search_memory (
      key INTEGER PRIMARY KEY, mv INTEGER NOT NULL, score INTEGER NOT NULL,
-     depth INTEGER NOT NULL, updates INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;";
+     depth INTEGER NOT NULL, learned INTEGER NOT NULL DEFAULT 0,
+     updates INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;";
 
 /// Runs `f` in an IMMEDIATE transaction (committed if it succeeds, rolled back if not).
 fn in_transaction(
