@@ -17,7 +17,9 @@
 #   STORE      the store learned into (kept between runs if it exists)    [$OUT/learn.sqlite]
 #   OUT        work directory                                             [/tmp/deepred-learn-curve]
 #   OPPONENT   the opponent's command instead of Stockfish, at OPP_NODES nodes [SF_NODES]
-# Writes $OUT/curve.csv: block, games learned before it, score, Elo and its 95% error bar.
+# Writes $OUT/curve.csv: block, games learned before it, score, Elo and its 95% error bar, and
+# the coverage: the share of Deep Red's moves whose position the store knew before the block
+# (remembered by the search memory; remembered or in the move records).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/scripts/lib.sh"
@@ -55,13 +57,22 @@ play() { # $1 = label, $2 = Learning true/false
 summary() { awk '/^score/ { gsub(/[%,+]/, ""); print $2 "," $4 "," $6; exit }' "$OUT/$1.txt"; }
 
 rm -f "$OUT"/block-*.pgn "$OUT"/off.pgn
-echo "block,games_learned,learning,score_pct,elo,elo_95" > "$OUT/curve.csv"
+echo "block,games_learned,learning,score_pct,elo,elo_95,remembered_pct,known_pct" > "$OUT/curve.csv"
 play off false
 echo "off: $(head -2 "$OUT/off.txt" | tail -1)"
-echo "-,0,off,$(summary off)" >> "$OUT/curve.csv"
+echo "-,0,off,$(summary off),," >> "$OUT/curve.csv"
 for k in $(seq 0 $((BLOCKS - 1))); do
   learned=$("$DEEPRED" experience stats --db "$STORE" 2>/dev/null | awk '/^games:/ {print $2}' || echo 0)
+  # The store as it was before the block, for the coverage of the block's games.
+  rm -f "$OUT/before.sqlite"
+  [ -e "$STORE" ] && python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))" "$STORE" "$OUT/before.sqlite"
   play "block-$k" true
-  echo "block $k (${learned:-0} games learned before): $(head -2 "$OUT/block-$k.txt" | tail -1)"
-  echo "$k,${learned:-0},on,$(summary "block-$k")" >> "$OUT/curve.csv"
+  cover=",,"
+  if [ -e "$OUT/before.sqlite" ]; then
+    cover=$("$DEEPRED" experience coverage --pgn "$OUT/block-$k.pgn" --db "$OUT/before.sqlite" |
+      awk -F'[()%]' '/^remembered/ {r=$2} /^either/ {e=$2} END {print r "," e}')
+  fi
+  echo "block $k (${learned:-0} games learned before; known before: $cover): $(head -2 "$OUT/block-$k.txt" | tail -1)"
+  echo "$k,${learned:-0},on,$(summary "block-$k"),$cover" >> "$OUT/curve.csv"
 done
+"$DEEPRED" experience stats --db "$STORE" | tee "$OUT/store-stats.txt"

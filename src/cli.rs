@@ -100,7 +100,9 @@ pub struct MatchArgs {
     /// Append every finished game to this PGN file.
     #[arg(long)]
     pub pgn: Option<std::path::PathBuf>,
-    /// Learn the games decided on the board into the experience store (--db).
+    /// Learn the games decided on the board or by adjudication (not forfeits) into the
+    /// experience store (--db); when the first engine is this Deep Red it also learns as it
+    /// plays (Learning=true, ExperienceFile=--db, unless --engine-option says otherwise).
     #[arg(long)]
     pub learn: bool,
     #[arg(long, default_value = DEFAULT_FILE)]
@@ -438,8 +440,28 @@ pub enum NnCmd {
 pub enum ExperienceCmd {
     /// Games, rows per table, distinct positions, file size, bytes per row.
     Stats(StatsArgs),
-    /// Known moves of a position with their counts and scores.
+    /// Known moves of a position with their counts and scores, and what the search memory
+    /// remembers of it.
     Show(ShowArgs),
+    /// How much of some games' play the store already knew: the share of one player's moves
+    /// whose position the search memory remembers or the move records know.
+    Coverage(CoverageArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CoverageArgs {
+    /// PGN files of the games.
+    #[arg(long, required = true, num_args = 1..)]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// Count the positions where a player whose name (White or Black tag) contains this text is
+    /// to move; empty: every position.
+    #[arg(long, default_value = "Deep Red")]
+    pub player: String,
+    /// Games a position needs in the move records to count as known there.
+    #[arg(long, default_value_t = 1)]
+    pub min_games: u64,
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
 }
 
 #[derive(clap::Args)]

@@ -3,13 +3,16 @@
 use std::process::ExitCode;
 
 use deepred::chess::fen::fen_of;
+use deepred::chess::notation::{encode_move, uci_move};
+use deepred::chess::pgn::read_games;
+use deepred::chess::zobrist::hash_of;
 use deepred::experience::book::ranked;
 use deepred::experience::import::import as import_games;
 use deepred::experience::store::Store;
-use shakmaty::Position;
+use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
-use crate::cli::{ExperienceCmd, ImportArgs, ShowArgs, StatsArgs};
+use crate::cli::{CoverageArgs, ExperienceCmd, ImportArgs, ShowArgs, StatsArgs};
 
 pub fn import(a: ImportArgs) -> ExitCode {
     let mut store = match Store::open(&a.db) {
@@ -42,7 +45,71 @@ pub fn experience(what: ExperienceCmd) -> ExitCode {
     match what {
         ExperienceCmd::Stats(a) => stats(a),
         ExperienceCmd::Show(a) => show(a),
+        ExperienceCmd::Coverage(a) => coverage(a),
     }
+}
+
+/// `experience coverage`: of the positions where the player was to move, how many the search
+/// memory remembered, how many the move records knew (at least `--min-games` games), either.
+fn coverage(a: CoverageArgs) -> ExitCode {
+    let store = match Store::open_read_only(&a.db) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let (mut plies, mut remembered, mut recorded, mut either, mut skipped) = (0u64, 0, 0, 0, 0);
+    for file in &a.pgn {
+        let f = match std::fs::File::open(file) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("deepred: cannot read '{}': {e}", file.display());
+                return ExitCode::FAILURE;
+            }
+        };
+        for game in read_games(std::io::BufReader::new(f)) {
+            let Ok(game) = game else {
+                skipped += 1;
+                continue;
+            };
+            let plays = |tag: &str| {
+                a.player.is_empty() || game.tag(tag).is_some_and(|n| n.contains(&a.player))
+            };
+            let (white, black) = (plays("White"), plays("Black"));
+            let positions = game.positions();
+            // The positions where a move was played (not the final one).
+            for pos in &positions[..positions.len().saturating_sub(1)] {
+                let ours = match pos.turn() {
+                    Color::White => white,
+                    Color::Black => black,
+                };
+                if !ours {
+                    continue;
+                }
+                plies += 1;
+                let m = store.memory_of(hash_of(pos)).ok().flatten().is_some();
+                let (w, b, d) = store.position_record(pos).unwrap_or((0, 0, 0));
+                let r = w + b + d >= a.min_games.max(1);
+                remembered += u64::from(m);
+                recorded += u64::from(r);
+                either += u64::from(m || r);
+            }
+        }
+    }
+    let share = |n: u64| 100.0 * n as f64 / plies.max(1) as f64;
+    println!("positions to move: {plies}");
+    println!(
+        "remembered by the search memory: {remembered} ({:.1}%)",
+        share(remembered)
+    );
+    println!(
+        "known to the move records (>= {} games): {recorded} ({:.1}%)",
+        a.min_games.max(1),
+        share(recorded)
+    );
+    println!("either: {either} ({:.1}%)", share(either));
+    if skipped > 0 {
+        eprintln!("deepred: {skipped} game(s) could not be read and were left out");
+    }
+    ExitCode::SUCCESS
 }
 
 fn stats(a: StatsArgs) -> ExitCode {
@@ -57,6 +124,9 @@ fn stats(a: StatsArgs) -> ExitCode {
             println!("white_moves rows: {}", s.white_rows);
             println!("black_moves rows: {}", s.black_rows);
             println!("distinct positions: {}", s.positions);
+            if let Ok(n) = store.memory_count() {
+                println!("search memory positions: {n}");
+            }
             println!("file size: {} bytes", s.file_bytes);
             println!("bytes per row: {:.1}", s.bytes_per_row());
             println!("bytes per game: {:.1}", s.bytes_per_game());
@@ -96,6 +166,20 @@ fn show(a: ShowArgs) -> ExitCode {
                     m.draws,
                     100.0 * m.score_for(turn),
                     100.0 * m.confidence_score(turn)
+                );
+            }
+            if let Ok(Some(r)) = store.memory_of(hash_of(&pos)) {
+                let mv = pos
+                    .legal_moves()
+                    .into_iter()
+                    .find(|m| encode_move(m) == r.mv)
+                    .map_or("?".to_string(), |m| uci_move(m, false));
+                println!(
+                    "search memory: {mv} at depth {}, score {} cp, learned {:+} cp (value {} cp)",
+                    r.depth,
+                    r.score,
+                    r.learned,
+                    r.value()
                 );
             }
             ExitCode::SUCCESS

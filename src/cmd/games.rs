@@ -138,6 +138,24 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return fail(e),
     };
+    // `--learn` with this Deep Red: it learns as it plays (search memory, results, records),
+    // into the same store, unless its options say otherwise.
+    let mut engine_options = engine_options;
+    if learn && engine.is_none() {
+        let set = |name: &str| {
+            engine_options
+                .iter()
+                .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case(name))
+        };
+        let mut implied = Vec::new();
+        if !set("Learning") {
+            implied.push(("Learning".to_string(), "true".to_string()));
+        }
+        if !set("ExperienceFile") {
+            implied.push(("ExperienceFile".to_string(), db.display().to_string()));
+        }
+        engine_options.splice(0..0, implied);
+    }
     let sprt = match sprt.as_deref().map(Sprt::parse).transpose() {
         Ok(s) => s,
         Err(e) => return fail(e),
