@@ -17,7 +17,8 @@
 #   STORE      the store learned into (kept between runs if it exists)    [$OUT/learn.sqlite]
 #   OUT        work directory                                             [/tmp/deepred-learn-curve]
 #   OPPONENT   the opponent's command instead of Stockfish, at OPP_NODES nodes [SF_NODES]
-# Writes $OUT/curve.csv: block, games learned before it, score, Elo and its 95% error bar, and
+#   TITLE      the picture's title                                        [Deep Red learning]
+# Writes $OUT/curve.csv and its picture $OUT/curve.png (deepred curve-plot): block, games learned before it, score, Elo and its 95% error bar, and
 # the coverage: the share of Deep Red's moves whose position the store knew before the block
 # (remembered by the search memory; remembered or in the move records).
 set -euo pipefail
@@ -76,3 +77,4 @@ for k in $(seq 0 $((BLOCKS - 1))); do
   echo "$k,${learned:-0},on,$(summary "block-$k"),$cover" >> "$OUT/curve.csv"
 done
 "$DEEPRED" experience stats --db "$STORE" | tee "$OUT/store-stats.txt"
+"$DEEPRED" curve-plot --csv "$OUT/curve.csv" --out "$OUT/curve.png" --title "${TITLE:-Deep Red learning}"

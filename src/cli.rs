@@ -53,6 +53,9 @@ pub enum Cmd {
     /// Fit the win/draw/loss model of UCI_ShowWDL to finished games (positions searched at a
     /// fixed depth, maximum likelihood).
     WdlFit(WdlFitArgs),
+    /// Draw a learning curve (the CSV of scripts/learn-curve.sh) as a PNG: Elo and score with
+    /// 95% error bars against games learned, learning on beside learning off.
+    CurvePlot(CurvePlotArgs),
 }
 
 #[derive(clap::Args)]
@@ -522,6 +525,18 @@ pub struct ShowArgs {
     pub fen: Option<String>,
     #[arg(long, default_value = DEFAULT_FILE)]
     pub db: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct CurvePlotArgs {
+    /// The curve's CSV (scripts/learn-curve.sh writes $OUT/curve.csv).
+    #[arg(long)]
+    pub csv: std::path::PathBuf,
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    #[arg(long, default_value = "Deep Red learning")]
+    pub title: String,
 }
 
 #[derive(clap::Args)]

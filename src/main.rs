@@ -27,5 +27,6 @@ fn main() -> ExitCode {
         Some(Cmd::Play(a)) => games::play(a),
         Some(Cmd::Sts(a)) => tools::sts(a),
         Some(Cmd::WdlFit(a)) => tools::wdl_fit(a),
+        Some(Cmd::CurvePlot(a)) => tools::curve_plot(a),
     }
 }

@@ -1,11 +1,11 @@
-//! Tools: `sts` (an EPD suite on any UCI engine), `wdl-fit` and `nn kernel-bench`.
+//! Tools: `sts` (an EPD suite on any UCI engine), `wdl-fit`, `curve-plot` and `nn kernel-bench`.
 
 use std::process::ExitCode;
 
 use deepred::tools::{kernels, sts as suite, wdl};
 
 use super::{fail, parse_options};
-use crate::cli::{KernelBenchArgs, StsArgs, WdlFitArgs};
+use crate::cli::{CurvePlotArgs, KernelBenchArgs, StsArgs, WdlFitArgs};
 
 pub fn sts(a: StsArgs) -> ExitCode {
     let StsArgs {
@@ -90,4 +90,19 @@ pub fn wdl_fit(a: WdlFitArgs) -> ExitCode {
         f.samples, o.depth, f.model.a, f.model.b, f.log_likelihood, f.baseline
     );
     ExitCode::SUCCESS
+}
+
+pub fn curve_plot(a: CurvePlotArgs) -> ExitCode {
+    use deepred::tools::curve::{plot, read_curve};
+    let text = match std::fs::read_to_string(&a.csv) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("cannot read '{}': {e}", a.csv.display())),
+    };
+    match read_curve(&text).and_then(|s| plot(&a.out, &a.title, &s)) {
+        Ok(()) => {
+            println!("wrote {}", a.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }

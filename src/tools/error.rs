@@ -16,6 +16,9 @@ pub enum Error {
     PointsMismatch,
     #[error("no c8/c9 points and no bm move")]
     NoAnswer,
+    /// A learning curve that cannot be read or drawn.
+    #[error("learning curve: {0}")]
+    Curve(String),
     /// The engine under test.
     #[error(transparent)]
     Engine(#[from] crate::games::Error),

@@ -1,6 +1,7 @@
-//! Tools around the engine: the EPD/STS test-suite runner (any UCI engine) and the benchmark
-//! of the neural nets' dense kernels.
+//! Tools around the engine: the EPD/STS test-suite runner (any UCI engine), the benchmark of
+//! the neural nets' dense kernels, the win/draw/loss model fit and learning-curve plots.
 
+pub mod curve;
 mod error;
 pub mod kernels;
 pub mod sts;

@@ -1,0 +1,203 @@
+//! Learning curves as pictures: Elo (and the score it stands for) with 95% error bars against
+//! games learned, one series per setting, drawn with `plotters` into a PNG. Reads the CSV of
+//! `scripts/learn-curve.sh` (`deepred curve-plot`).
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+
+/// The font of the labels (assets/fonts: DejaVu Sans cut to ASCII).
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+
+/// One measured point: x (games learned), Elo and the half-width of its 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloPoint {
+    pub x: f64,
+    pub elo: f64,
+    pub err: f64,
+}
+
+/// A named series of points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<EloPoint>,
+}
+
+/// The expected score of an Elo difference.
+pub fn score_of(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// Reads the CSV of `scripts/learn-curve.sh` (`block,games_learned,learning,score_pct,elo,
+/// elo_95,...`): the rows with learning on, and the learning-off row as a flat series across
+/// the same games. Rows whose Elo cannot be read (a 0% or 100% block) are left out.
+pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
+    let mut on = Vec::new();
+    let mut off: Option<(f64, f64)> = None;
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() < 6 {
+            return Err(super::Error::Curve(format!(
+                "line {}: fewer than 6 fields",
+                i + 1
+            )));
+        }
+        let (Ok(x), Ok(elo), Ok(err)) = (f[1].parse(), f[4].parse(), f[5].parse::<f64>()) else {
+            continue;
+        };
+        if !err.is_finite() {
+            continue;
+        }
+        match f[2] {
+            "off" => off = Some((elo, err)),
+            _ => on.push(EloPoint { x, elo, err }),
+        }
+    }
+    if on.is_empty() {
+        return Err(super::Error::Curve("no block with learning on".into()));
+    }
+    let mut series = vec![Series {
+        name: "learning on".into(),
+        points: on.clone(),
+    }];
+    if let Some((elo, err)) = off {
+        series.push(Series {
+            name: "learning off".into(),
+            points: on.iter().map(|p| EloPoint { x: p.x, elo, err }).collect(),
+        });
+    }
+    Ok(series)
+}
+
+/// Draws `series` into `out` (PNG): Elo above, the score it stands for below, each point with
+/// its 95% error bar, against games learned.
+pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Error> {
+    let draw = || -> Result<(), Box<dyn std::error::Error>> {
+        // Registering the same font again is harmless; it fails only on a broken font.
+        register_font("sans-serif", FontStyle::Normal, FONT)
+            .map_err(|_| "the plot font could not be read")?;
+        let points = || series.iter().flat_map(|s| s.points.iter());
+        let (x0, x1) = points().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
+        let (x0, x1) = if x0 <= x1 {
+            (x0, x1.max(x0 + 1.0))
+        } else {
+            (0.0, 1.0)
+        };
+        let pad = (x1 - x0) * 0.03;
+        let (lo, hi) = points().fold((0f64, 0f64), |(a, b), p| {
+            (a.min(p.elo - p.err), b.max(p.elo + p.err))
+        });
+        let root = BitMapBackend::new(out, (900, 700)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (top, bottom) = root.split_vertically(380);
+        let colors = [
+            RGBColor(200, 30, 30),
+            RGBColor(60, 60, 200),
+            RGBColor(30, 140, 30),
+        ];
+        for (panel, score) in [(&top, false), (&bottom, true)] {
+            let (ylo, yhi) = if score {
+                (100.0 * score_of(lo) - 2.0, 100.0 * score_of(hi) + 2.0)
+            } else {
+                (lo - 10.0, hi + 10.0)
+            };
+            let mut chart = ChartBuilder::on(panel)
+                .caption(if score { "Score" } else { title }, ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(x0 - pad..x1 + pad, ylo..yhi)?;
+            chart
+                .configure_mesh()
+                .light_line_style(WHITE)
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format!("{y:.0}"))
+                .x_desc("games learned")
+                .y_desc(if score { "score (%)" } else { "Elo" })
+                .label_style(("sans-serif", 14))
+                .draw()?;
+            for (i, s) in series.iter().enumerate() {
+                let color = colors[i % colors.len()];
+                let y = |v: f64| if score { 100.0 * score_of(v) } else { v };
+                chart
+                    .draw_series(LineSeries::new(
+                        s.points.iter().map(|p| (p.x, y(p.elo))),
+                        color.stroke_width(2),
+                    ))?
+                    .label(format!("{} (95% error bars)", s.name))
+                    .legend(move |(x, yy)| {
+                        PathElement::new(vec![(x, yy), (x + 20, yy)], color.stroke_width(2))
+                    });
+                // Series side by side at one x, so that their bars do not hide each other.
+                let shift = pad * 0.4 * i as f64;
+                chart.draw_series(s.points.iter().map(|p| {
+                    ErrorBar::new_vertical(
+                        p.x + shift,
+                        y(p.elo - p.err),
+                        y(p.elo),
+                        y(p.elo + p.err),
+                        color.filled(),
+                        6,
+                    )
+                }))?;
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .position(SeriesLabelPosition::LowerRight)
+                .draw()?;
+        }
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| super::Error::Curve(format!("cannot draw '{}': {e}", out.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CSV: &str = "block,games_learned,learning,score_pct,elo,elo_95,remembered_pct,known_pct
+-,0,off,49.0,-7,65,,
+0,0,on,40.5,-67,65,,
+1,100,on,52.5,17,67,12.0,30.1
+2,200,on,100.0,inf,inf,14.0,31.0
+";
+
+    #[test]
+    fn the_csv_becomes_two_series_and_a_picture() {
+        let s = read_curve(CSV).unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0].points,
+            vec![
+                EloPoint {
+                    x: 0.0,
+                    elo: -67.0,
+                    err: 65.0
+                },
+                EloPoint {
+                    x: 100.0,
+                    elo: 17.0,
+                    err: 67.0
+                }
+            ]
+        );
+        assert!(s[1].points.iter().all(|p| p.elo == -7.0 && p.err == 65.0));
+        assert!((score_of(0.0) - 0.5).abs() < 1e-12);
+        assert!((score_of(-400.0) - 1.0 / 11.0).abs() < 1e-12);
+        assert!(read_curve("header\n1,2,on\n").is_err());
+        assert!(read_curve("header\n-,0,off,50,0,10\n").is_err());
+        let out = std::env::temp_dir().join(format!("deepred-curve-{}.png", std::process::id()));
+        plot(&out, "Deep Red against Stockfish", &s).unwrap();
+        let png = std::fs::read(&out).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // 900 x 700 (the IHDR chunk's width and height).
+        assert_eq!(&png[16..24], &[0, 0, 3, 132, 0, 0, 2, 188]);
+        let _ = std::fs::remove_file(&out);
+    }
+}
