@@ -72,6 +72,12 @@ fn games_are_legal_finished_learned_and_reproducible() {
     for (moves, games) in store.consistency().unwrap() {
         assert_eq!(moves, games);
     }
+    // What the searches found is remembered: at least the root of every searched move.
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    assert!(
+        store.memory_count().unwrap() as usize >= plies / 2,
+        "{plies} plies"
+    );
     // The same seed plays the same games (node limits are deterministic).
     let pgn2 = dir.join("again.pgn");
     let args2 = [

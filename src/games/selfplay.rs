@@ -5,10 +5,14 @@
 //! - search (default): the engine's search under a node, depth or time limit per move;
 //! - `--explore`: the seed's pure mode: the best known move by the confidence-aware score
 //!   when the position is in the store, else a random legal move.
+//!
+//! Searching with a store, self-play learns as `Learning` does over UCI: the searches start
+//! from the search memory and the root bias, and each game is learned with what its searches
+//! found and the Q-learning step (`uci::experience`).
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -19,11 +23,14 @@ use crate::chess::rules::GameResult;
 use crate::chess::rules::rule_result;
 use crate::chess::zobrist::hash_of;
 use crate::eval::Evaluator;
+use crate::eval::memory::SearchMemory;
 use crate::experience::book::ranked;
+use crate::experience::memory::{QParams, Remembered};
 use crate::experience::records::GameRecord;
-use crate::experience::store::Store;
+use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchParams, Shared, search};
+use crate::uci::experience::{BiasSettings, findings, path_of, root_bias_in};
 
 #[derive(Clone, Debug)]
 pub struct SelfplayOptions {
@@ -111,8 +118,10 @@ pub fn play_game(
     start: &Chess,
     opts: &SelfplayOptions,
     store: Option<&Store>,
+    memory: Option<&Arc<SearchMemory>>,
     rng: &mut StdRng,
-) -> GameRecord {
+) -> (GameRecord, Vec<Remembered>) {
+    let mut found = Vec::new();
     let tt = TranspositionTable::new(16);
     let shared = Shared::default();
     let mut pos = start.clone();
@@ -146,9 +155,17 @@ pub fn play_game(
             let mut params = SearchParams::new(pos.clone(), limits);
             params.history = history.clone();
             params.evaluator = opts.evaluator.clone();
+            if let Some(m) = memory {
+                params.root_bias = root_bias_in(store, &BiasSettings::default(), &pos, Some(m));
+                params.memory = Some(m.clone());
+            }
             shared.stop.store(false, Ordering::SeqCst);
             shared.reset_clock();
-            match search(&params, &shared, &tt).best {
+            let result = search(&params, &shared, &tt);
+            if memory.is_some() {
+                found.extend(findings(&params, &result));
+            }
+            match result.best {
                 Some(m) => m,
                 None => break GameResult::Draw, // unreachable: rule_result saw no end
             }
@@ -157,7 +174,7 @@ pub fn play_game(
         pos.play_unchecked(m);
         moves.push(m);
     };
-    GameRecord {
+    let game = GameRecord {
         source: "selfplay".to_string(),
         white: crate::uci::ENGINE_NAME.to_string(),
         black: crate::uci::ENGINE_NAME.to_string(),
@@ -165,8 +182,13 @@ pub fn play_game(
         result,
         start: start.clone(),
         moves,
-    }
+    };
+    (game, found)
 }
+
+/// Games a self-play worker plays between two readings of the search memory (it keeps its own
+/// findings meanwhile; the others' arrive at the next reading).
+const MEMORY_RELOAD_GAMES: usize = 16;
 
 #[derive(Debug, Default)]
 pub struct SelfplayReport {
@@ -197,7 +219,16 @@ pub fn run(
             let (next, report, error, progress) = (&next, &report, &error, &progress);
             s.spawn(move || {
                 let mut store = opts.store.as_ref().and_then(|p| Store::open(p).ok());
+                let mut memory: Option<Arc<SearchMemory>> = None;
+                let mut played = 0usize;
                 loop {
+                    if !opts.explore
+                        && played.is_multiple_of(MEMORY_RELOAD_GAMES)
+                        && let Some(s) = store.as_ref()
+                    {
+                        memory = SearchMemory::load(s).ok().map(Arc::new);
+                    }
+                    played += 1;
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     if i >= opts.games || error.lock().map(|e| e.is_some()).unwrap_or(true) {
                         break;
@@ -210,7 +241,8 @@ pub fn run(
                     } else {
                         opts.openings[rng.random_range(0..opts.openings.len())].clone()
                     };
-                    let game = play_game(&start, opts, store.as_ref(), &mut rng);
+                    let (game, found) =
+                        play_game(&start, opts, store.as_ref(), memory.as_ref(), &mut rng);
                     let pgn = crate::chess::pgn::write_pgn(
                         &game.start,
                         &game.moves,
@@ -222,9 +254,29 @@ pub fn run(
                             ("Black", game.black.clone()),
                         ],
                     );
-                    let learned = match store.as_mut() {
-                        Some(s) => match s.learn_game(game.clone()) {
-                            Ok(l) => l != crate::experience::store::Learned::AlreadyKnown,
+                    let written = store.as_mut().map(|s| {
+                        if memory.is_some() {
+                            let path = path_of(&game.start, &game.moves);
+                            s.learn_searches(&GameSearches {
+                                record: Some(&game),
+                                found: &found,
+                                path: &path,
+                                result: Some(game.result),
+                                q: QParams::default(),
+                            })
+                            .map(|(learned, rows)| {
+                                if let Some(m) = memory.as_mut() {
+                                    Arc::make_mut(m).update(&rows);
+                                }
+                                learned.unwrap_or(Learned::AlreadyKnown)
+                            })
+                        } else {
+                            s.learn_game(game.clone())
+                        }
+                    });
+                    let learned = match written {
+                        Some(w) => match w {
+                            Ok(l) => l != Learned::AlreadyKnown,
                             Err(e) => {
                                 *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
                                 false

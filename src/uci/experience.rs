@@ -199,7 +199,7 @@ impl Learner {
 }
 
 /// The keys of a followed game's positions in order, with their sides to move (`true`: White).
-fn path_of(start: &Chess, moves: &[Move]) -> Vec<(u64, bool)> {
+pub fn path_of(start: &Chess, moves: &[Move]) -> Vec<(u64, bool)> {
     let mut pos = start.clone();
     let mut key = hash_of(&pos);
     let mut path = vec![(key, pos.turn() == Color::White)];
@@ -260,6 +260,44 @@ pub fn root_bias(
     if !options.learning {
         return Vec::new();
     }
+    let store = Store::open_read_only(&options.experience_file).ok();
+    root_bias_in(store.as_ref(), &BiasSettings::of(options), pos, memory)
+}
+
+/// The constants of the root bias (see [`root_bias`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BiasSettings {
+    pub min_games: u32,
+    pub margin: i32,
+    pub penalty: i32,
+    /// The most what results taught may add or take (`LearningReward`).
+    pub reward: i32,
+}
+
+impl BiasSettings {
+    pub fn of(o: &Options) -> BiasSettings {
+        BiasSettings {
+            min_games: o.experience_min_games,
+            margin: o.experience_margin,
+            penalty: o.experience_penalty,
+            reward: o.q.reward,
+        }
+    }
+}
+
+impl Default for BiasSettings {
+    fn default() -> Self {
+        BiasSettings::of(&Options::default())
+    }
+}
+
+/// [`root_bias`] from an open store (`None`: no records) and the memory.
+pub fn root_bias_in(
+    store: Option<&Store>,
+    settings: &BiasSettings,
+    pos: &Chess,
+    memory: Option<&SearchMemory>,
+) -> Vec<(Move, i32)> {
     let mut bias: Vec<(Move, i32)> = Vec::new();
     let mut add = |m: Move, b: i32| match bias.iter_mut().find(|(mv, _)| *mv == m) {
         Some((_, old)) => *old += b,
@@ -272,24 +310,24 @@ pub fn root_bias(
             if let Some(e) = memory.get(child)
                 && e.learned != 0
             {
-                let cap = options.q.reward.abs();
+                let cap = settings.reward.abs();
                 add(m, (-e.learned).clamp(-cap, cap));
             }
         }
     }
     let turn = pos.turn();
-    let known = Store::open_read_only(&options.experience_file)
-        .and_then(|store| ranked(&store, pos))
+    let known = store
+        .map(|store| ranked(store, pos).unwrap_or_default())
         .unwrap_or_default();
     for k in known
         .iter()
-        .filter(|k| k.stats.games() >= u64::from(options.experience_min_games))
+        .filter(|k| k.stats.games() >= u64::from(settings.min_games))
     {
         let (p, n) = (k.stats.score_for(turn), k.stats.games());
         if 1.0 - wilson_lower_bound(1.0 - p, n) < 0.5 {
-            add(k.mv, -options.experience_penalty);
+            add(k.mv, -settings.penalty);
         } else if wilson_lower_bound(p, n) > 0.5 {
-            add(k.mv, options.experience_margin);
+            add(k.mv, settings.margin);
         }
     }
     bias.retain(|&(_, b)| b != 0);

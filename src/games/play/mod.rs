@@ -19,6 +19,7 @@ use std::io::{self, BufRead, Write};
 
 use shakmaty::{Color, Position};
 
+use crate::eval::memory::SearchMemory;
 use crate::experience::store::Store;
 use crate::search::Shared;
 use crate::search::tt::TranspositionTable;
@@ -65,6 +66,11 @@ pub fn run(
         bottom: if opts.flip { !auto_bottom } else { auto_bottom },
         tt: TranspositionTable::new(opts.hash_mb.max(1)),
         shared: Shared::default(),
+        memory: store
+            .as_ref()
+            .and_then(|st| SearchMemory::load(st).ok())
+            .map(std::sync::Arc::new),
+        found: Vec::new(),
         store,
         no_learn_reason,
     };

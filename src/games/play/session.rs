@@ -3,6 +3,7 @@
 //! (learned and written as PGN).
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use shakmaty::{Chess, Color, Move, Position};
@@ -15,12 +16,15 @@ use crate::chess::fen::fen_of;
 use crate::chess::notation::{MoveError, legal_sans, numbered_san, parse_move};
 use crate::chess::pgn::{pgn_date, write_pgn};
 use crate::chess::zobrist::hash_of;
+use crate::eval::memory::SearchMemory;
 use crate::experience::book::book_move;
+use crate::experience::memory::{QParams, Remembered};
 use crate::experience::records::GameRecord;
-use crate::experience::store::{Learned, Store};
+use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::skill::Skill;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchParams, SearchResult, Shared, search};
+use crate::uci::experience::{BiasSettings, findings, path_of, root_bias_in};
 
 pub(super) const HELP: &str = "\
 Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, with or without +/#) or UCI (g1f3, e7e8q).
@@ -48,6 +52,10 @@ pub(super) struct Session<'a, W: Write, E: Write> {
     pub(super) tt: TranspositionTable,
     pub(super) shared: Shared,
     pub(super) store: Option<Store>,
+    /// The store's search memory (learning on): searches start from it.
+    pub(super) memory: Option<Arc<SearchMemory>>,
+    /// What this game's full-strength searches found, learned with the game.
+    pub(super) found: Vec<Remembered>,
     /// Why the game will not be learned, when it will not.
     pub(super) no_learn_reason: Option<String>,
 }
@@ -143,9 +151,22 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                 ^ hash_of(&self.pos);
             params.skill = Skill::from_elo(elo, seed);
         }
+        if let Some(m) = &self.memory {
+            params.root_bias = root_bias_in(
+                self.store.as_ref(),
+                &BiasSettings::default(),
+                &self.pos,
+                Some(m),
+            );
+            params.memory = Some(m.clone());
+        }
         self.shared.stop.store(false, Ordering::SeqCst);
         self.shared.reset_clock();
-        search(&params, &self.shared, &self.tt)
+        let result = search(&params, &self.shared, &self.tt);
+        if self.memory.is_some() && params.skill.is_none() {
+            self.found.extend(findings(&params, &result));
+        }
+        result
     }
 
     /// The best known move of the store (confidence-aware), when the position has enough games.
@@ -428,7 +449,17 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                 moves: self.moves.clone(),
             };
             let path = store.path().display().to_string();
-            match store.learn_game(game) {
+            let positions = path_of(&game.start, &game.moves);
+            let learned = store
+                .learn_searches(&GameSearches {
+                    record: Some(&game),
+                    found: &self.found,
+                    path: &positions,
+                    result: Some(result),
+                    q: QParams::default(),
+                })
+                .map(|(l, _)| l.unwrap_or(Learned::AlreadyKnown));
+            match learned {
                 Ok(l) => {
                     outcome.learned = Some(l);
                     match l {
