@@ -341,6 +341,10 @@ pub struct SelfplayArgs {
     /// Pure exploration: best known move from the store, else a random legal move.
     #[arg(long)]
     pub explore: bool,
+    /// With --explore: instead of learning, measure the pure mode (reading --db) against a
+    /// uniformly random mover over --games games, colours alternating.
+    #[arg(long, requires = "explore")]
+    pub versus_random: bool,
     #[arg(long, default_value = "pst")]
     pub evaluator: String,
     #[arg(long, default_value = DEFAULT_FILE)]

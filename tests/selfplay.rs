@@ -129,3 +129,41 @@ fn exploration_mode_plays_random_then_known_moves() {
     assert!(start.len() <= 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--versus-random`: the pure mode against a random mover, read-only on the store: the games
+/// add up, the same seed gives the same tally, and nothing is learned.
+#[test]
+fn the_pure_mode_is_measured_against_a_random_mover() {
+    let dir = temp_dir("versus");
+    let db = dir.join("exp.sqlite");
+    selfplay(&["--explore", "--games", "20", "--db", db.to_str().unwrap()]);
+    let before = Store::open_read_only(&db).unwrap().game_count().unwrap();
+    let run = || {
+        selfplay(&[
+            "--explore",
+            "--versus-random",
+            "--games",
+            "50",
+            "--db",
+            db.to_str().unwrap(),
+            "--seed",
+            "3",
+        ])
+    };
+    let line = run();
+    let count = |word: &str| -> u64 {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let i = w
+            .iter()
+            .position(|x| x.trim_end_matches([',', ';']) == word)
+            .unwrap();
+        w[i - 1].parse().unwrap()
+    };
+    assert_eq!(count("wins") + count("draws") + count("losses"), 50, "{line}");
+    assert_eq!(run(), line);
+    assert_eq!(
+        Store::open_read_only(&db).unwrap().game_count().unwrap(),
+        before
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,6 +14,7 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         movetime,
         book,
         explore,
+        versus_random,
         evaluator,
         db,
         no_learn,
@@ -34,6 +35,28 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         },
         None => Vec::new(),
     };
+    if versus_random {
+        let store = if db.exists() {
+            match deepred::experience::store::Store::open_read_only(&db) {
+                Ok(s) => Some(s),
+                Err(e) => return fail(e),
+            }
+        } else {
+            None
+        };
+        let t = selfplay::versus_random(store.as_ref(), &openings, games, max_plies, seed);
+        let (elo, err) = t.elo();
+        println!(
+            "pure mode against a random mover: {} games, {} wins, {} draws, {} losses; score {:.1}%, Elo {}",
+            t.games(),
+            t.wins,
+            t.draws,
+            t.losses,
+            100.0 * t.score(),
+            deepred::games::matchrun::format_elo(elo, err)
+        );
+        return ExitCode::SUCCESS;
+    }
     let nodes = if nodes.is_none() && depth.is_none() && movetime.is_none() {
         Some(20_000)
     } else {

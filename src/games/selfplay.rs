@@ -305,3 +305,54 @@ pub fn run(
     }
     Ok(report.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
+
+/// The pure mode against a uniformly random mover: `games` games (colours alternating, from
+/// `openings` or the start position), the explorer reading `store` (learning nothing), each
+/// game drawn at `max_plies`. The tally is the explorer's.
+pub fn versus_random(
+    store: Option<&Store>,
+    openings: &[Chess],
+    games: usize,
+    max_plies: usize,
+    seed: u64,
+) -> crate::games::matchrun::Tally {
+    let mut tally = crate::games::matchrun::Tally::default();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for g in 0..games {
+        let start = if openings.is_empty() {
+            Chess::default()
+        } else {
+            openings[rng.random_range(0..openings.len())].clone()
+        };
+        let explorer = if g % 2 == 0 {
+            start.turn()
+        } else {
+            !start.turn()
+        };
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        let result = loop {
+            if let Some(r) = rule_result(&start, &moves) {
+                break r;
+            }
+            if moves.len() >= max_plies {
+                break GameResult::Draw;
+            }
+            let m = if pos.turn() == explorer {
+                choose_explore(&pos, store, &mut rng)
+            } else {
+                let legal = pos.legal_moves();
+                legal[rng.random_range(0..legal.len())]
+            };
+            pos.play_unchecked(m);
+            moves.push(m);
+        };
+        tally.add(match (result, explorer) {
+            (GameResult::Draw, _) => 0.5,
+            (GameResult::WhiteWins, shakmaty::Color::White)
+            | (GameResult::BlackWins, shakmaty::Color::Black) => 1.0,
+            _ => 0.0,
+        });
+    }
+    tally
+}
