@@ -9,6 +9,7 @@
 # Environment (defaults in brackets):
 #   STEPS   games learned at each checkpoint, in increasing order  ["1000 10000 100000"]
 #   GAMES   games against the random mover at each checkpoint      [2000]
+#   EPSILON share of random moves while learning, percent (0: the seed's own mode) [0]
 #   OUT     work directory                                          [/tmp/deepred-explore-curve]
 # Writes $OUT/curve.csv (curve-plot's columns) and $OUT/curve.png.
 set -euo pipefail
@@ -16,14 +17,15 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
 STEPS="${STEPS:-1000 10000 100000}"
 GAMES="${GAMES:-2000}"
+EPSILON="${EPSILON:-0}"
 OUT="${OUT:-/tmp/deepred-explore-curve}"
 mkdir -p "$OUT"
 STORE="$OUT/explore.sqlite"
 rm -f "$STORE" "$STORE"-wal "$STORE"-shm
 echo "block,games_learned,learning,score_pct,elo,elo_95" > "$OUT/curve.csv"
-measure() { # $1 = games learned so far
+measure() { # $1 = games played so far
   line=$("$DEEPRED" selfplay --explore --versus-random --games "$GAMES" --db "$STORE" --seed 99)
-  echo "$1 games learned: $line"
+  echo "$1 games played ($("$DEEPRED" experience stats --db "$STORE" 2>/dev/null | awk '/^games:/ {print $2}') distinct in the store): $line"
   echo "$line" | awk -v n="$1" '{
     for (i = 1; i <= NF; i++) { if ($i == "score") s = $(i + 1); if ($i == "Elo") { e = $(i + 1); r = $(i + 3) } }
     gsub(/[%,+;]/, "", s); gsub(/\+/, "", e); print "-," n ",on," s "," e "," r }' >> "$OUT/curve.csv"
@@ -31,7 +33,8 @@ measure() { # $1 = games learned so far
 learned=0
 measure 0
 for step in $STEPS; do
-  "$DEEPRED" selfplay --explore --games $((step - learned)) --db "$STORE" --seed "$step" > /dev/null
+  "$DEEPRED" selfplay --explore --explore-epsilon "$EPSILON" --games $((step - learned)) \
+    --db "$STORE" --seed "$step" > /dev/null
   learned=$step
   measure "$learned"
 done

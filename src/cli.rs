@@ -341,6 +341,11 @@ pub struct SelfplayArgs {
     /// Pure exploration: best known move from the store, else a random legal move.
     #[arg(long)]
     pub explore: bool,
+    /// With --explore: play a uniformly random move at this share of plies (percent), so that
+    /// exploration goes on once every game the pure mode would play is known (default 0: the
+    /// seed's pure mode).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100), requires = "explore")]
+    pub explore_epsilon: u32,
     /// With --explore: instead of learning, measure the pure mode (reading --db) against a
     /// uniformly random mover over --games games, colours alternating.
     #[arg(long, requires = "explore")]

@@ -159,7 +159,11 @@ fn the_pure_mode_is_measured_against_a_random_mover() {
             .unwrap();
         w[i - 1].parse().unwrap()
     };
-    assert_eq!(count("wins") + count("draws") + count("losses"), 50, "{line}");
+    assert_eq!(
+        count("wins") + count("draws") + count("losses"),
+        50,
+        "{line}"
+    );
     assert_eq!(run(), line);
     assert_eq!(
         Store::open_read_only(&db).unwrap().game_count().unwrap(),

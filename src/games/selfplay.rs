@@ -45,6 +45,9 @@ pub struct SelfplayOptions {
     /// EPD/FEN lines to start from (random order); empty: the start position.
     pub openings: Vec<Chess>,
     pub explore: bool,
+    /// With `explore`: the chance of a uniformly random move at each ply instead (0: the seed's
+    /// pure mode, whose exploration dies out once every game it would play is known).
+    pub explore_epsilon: f64,
     pub evaluator: Evaluator,
     pub seed: u64,
     /// Games longer than this are adjudicated drawn.
@@ -134,7 +137,13 @@ pub fn play_game(
         if moves.len() >= opts.max_plies {
             break GameResult::Draw;
         }
-        let m = if opts.explore {
+        let m = if opts.explore
+            && opts.explore_epsilon > 0.0
+            && rng.random_bool(opts.explore_epsilon.min(1.0))
+        {
+            let legal = pos.legal_moves();
+            legal[rng.random_range(0..legal.len())]
+        } else if opts.explore {
             choose_explore(&pos, store, rng)
         } else {
             let jitter = u64::from(opts.nodes_jitter.min(100));

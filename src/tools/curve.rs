@@ -103,6 +103,8 @@ pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Err
             } else {
                 (lo - 10.0, hi + 10.0)
             };
+            // Enough decimals that neighbouring ticks differ.
+            let decimals = if yhi - ylo < 10.0 { 1 } else { 0 };
             let mut chart = ChartBuilder::on(panel)
                 .caption(if score { "Score" } else { title }, ("sans-serif", 20))
                 .margin(12)
@@ -113,7 +115,7 @@ pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Err
                 .configure_mesh()
                 .light_line_style(WHITE)
                 .x_label_formatter(&|x| format!("{x:.0}"))
-                .y_label_formatter(&|y| format!("{y:.0}"))
+                .y_label_formatter(&|y| format!("{:.*}", decimals, y))
                 .x_desc("games learned")
                 .y_desc(if score { "score (%)" } else { "Elo" })
                 .label_style(("sans-serif", 14))
