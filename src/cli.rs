@@ -455,9 +455,30 @@ pub enum ExperienceCmd {
     /// Known moves of a position with their counts and scores, and what the search memory
     /// remembers of it.
     Show(ShowArgs),
+    /// The store as an opening book: a Polyglot book (--polyglot, for Cute Chess, fastchess,
+    /// python-chess...) and/or an EPD list of the known positions with their best move (--epd).
+    Export(ExportArgs),
     /// How much of some games' play the store already knew: the share of one player's moves
     /// whose position the search memory remembers or the move records know.
     Coverage(CoverageArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Write a Polyglot book here.
+    #[arg(long)]
+    pub polyglot: Option<std::path::PathBuf>,
+    /// Write the known positions as EPD here (bm: the best known move).
+    #[arg(long)]
+    pub epd: Option<std::path::PathBuf>,
+    /// Games a move needs to enter the book.
+    #[arg(long, default_value_t = 1)]
+    pub min_games: u64,
+    /// Deepest ply from the start position.
+    #[arg(long, default_value_t = 30)]
+    pub max_ply: usize,
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
 }
 
 #[derive(clap::Args)]

@@ -12,7 +12,7 @@ use deepred::experience::store::Store;
 use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
-use crate::cli::{CoverageArgs, ExperienceCmd, ImportArgs, ShowArgs, StatsArgs};
+use crate::cli::{CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, ShowArgs, StatsArgs};
 
 pub fn import(a: ImportArgs) -> ExitCode {
     let mut store = match Store::open(&a.db) {
@@ -46,6 +46,7 @@ pub fn experience(what: ExperienceCmd) -> ExitCode {
         ExperienceCmd::Stats(a) => stats(a),
         ExperienceCmd::Show(a) => show(a),
         ExperienceCmd::Coverage(a) => coverage(a),
+        ExperienceCmd::Export(a) => export(a),
     }
 }
 
@@ -186,4 +187,40 @@ fn show(a: ShowArgs) -> ExitCode {
         }
         Err(e) => fail(e),
     }
+}
+
+/// `experience export`: the Polyglot book and/or the EPD of the known positions.
+fn export(a: ExportArgs) -> ExitCode {
+    use deepred::experience::polyglot::{book_entries, write_epd, write_polyglot};
+    if a.polyglot.is_none() && a.epd.is_none() {
+        return fail("experience export: say what to write (--polyglot FILE and/or --epd FILE)");
+    }
+    let store = match Store::open_read_only(&a.db) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let (entries, positions) = match book_entries(&store, a.min_games, a.max_ply) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    if let Some(p) = &a.polyglot {
+        if let Err(e) = write_polyglot(p, &entries) {
+            return fail(format!("cannot write '{}': {e}", p.display()));
+        }
+        println!(
+            "{}: {} entries, {} positions (moves with at least {} games, up to ply {})",
+            p.display(),
+            entries.len(),
+            positions.len(),
+            a.min_games.max(1),
+            a.max_ply
+        );
+    }
+    if let Some(p) = &a.epd {
+        if let Err(e) = write_epd(p, &positions) {
+            return fail(format!("cannot write '{}': {e}", p.display()));
+        }
+        println!("{}: {} positions", p.display(), positions.len());
+    }
+    ExitCode::SUCCESS
 }

@@ -8,6 +8,7 @@ mod error;
 pub mod import;
 pub mod live;
 pub mod memory;
+pub mod polyglot;
 pub mod records;
 pub mod store;
 

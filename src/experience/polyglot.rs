@@ -1,0 +1,193 @@
+//! The store as an opening book for GUIs: a Polyglot `.bin` book (16-byte entries, big-endian:
+//! key, move, weight, learn; sorted by key) and an EPD list of the known positions with their
+//! best known move. The positions are those reachable through known moves, up to a ply,
+//! breadth first, from the roots of the store's games: the known positions that no known move
+//! leads to (the start position, or the openings the games started from). The weight of a move
+//! is its confidence-aware score (the lower bound of the Wilson interval of the mover's score,
+//! as the book ranks moves).
+//! Deep Red's Zobrist keys are Polyglot's (shakmaty's `Zobrist64`).
+
+use std::collections::{HashSet, VecDeque};
+use std::io::Write;
+use std::path::Path;
+
+use shakmaty::{Chess, Move, Position, Role};
+
+use super::Error;
+use super::book::ranked;
+use super::codec::{compact_key, decode_key};
+use super::store::Store;
+use crate::chess::fen::fen_of;
+use crate::chess::notation::move_text;
+use crate::chess::zobrist::hash_of;
+
+/// One book entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookEntry {
+    pub key: u64,
+    pub mv: Move,
+    /// Polyglot weight (1..=65001): the confidence-aware score times 65,000, plus one.
+    pub weight: u16,
+    pub games: u64,
+}
+
+/// A position of the book with its entries, the store's best first.
+pub type KnownPosition = (Chess, Vec<BookEntry>);
+
+/// The book: every known move with at least `min_games` games of every position reachable
+/// from a root of the store's games through such moves, up to `max_ply` plies from it. Also
+/// the positions, in the order found, for the EPD export.
+pub fn book_entries(
+    store: &Store,
+    min_games: u64,
+    max_ply: usize,
+) -> Result<(Vec<BookEntry>, Vec<KnownPosition>), Error> {
+    let mut entries = Vec::new();
+    let mut positions = Vec::new();
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::new();
+    for root in roots(store)? {
+        if seen.insert(compact_key(&root)) {
+            queue.push_back((root, 0usize));
+        }
+    }
+    while let Some((pos, ply)) = queue.pop_front() {
+        if ply >= max_ply {
+            continue;
+        }
+        let key = hash_of(&pos);
+        let turn = pos.turn();
+        let mut here = Vec::new();
+        for k in ranked(store, &pos)? {
+            if k.stats.games() < min_games.max(1) {
+                continue;
+            }
+            let score = k.stats.confidence_score(turn).clamp(0.0, 1.0);
+            here.push(BookEntry {
+                key,
+                mv: k.mv,
+                weight: (score * 65_000.0).round() as u16 + 1,
+                games: k.stats.games(),
+            });
+            let mut child = pos.clone();
+            child.play_unchecked(k.mv);
+            if seen.insert(compact_key(&child)) {
+                queue.push_back((child, ply + 1));
+            }
+        }
+        if !here.is_empty() {
+            entries.extend(here.iter().cloned());
+            positions.push((pos, here));
+        }
+    }
+    entries.sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.cmp(&a.weight)));
+    Ok((entries, positions))
+}
+
+/// The known positions that no known move leads to, start position first when known.
+fn roots(store: &Store) -> Result<Vec<Chess>, Error> {
+    let mut parents = Vec::new();
+    let mut children = HashSet::new();
+    for mover in [shakmaty::Color::White, shakmaty::Color::Black] {
+        for (parent, _, child, ..) in store.all_rows(mover)? {
+            parents.push(parent);
+            children.insert(child);
+        }
+    }
+    let start = compact_key(&Chess::default());
+    let mut out = Vec::new();
+    let mut taken = HashSet::new();
+    parents.sort_by_key(|p| *p != start);
+    for p in parents {
+        if !children.contains(&p) && taken.insert(p.clone()) {
+            out.push(decode_key(&p)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Polyglot's 16-bit move: to file, to rank, from file, from rank (3 bits each, from the low
+/// bits), promotion piece (knight 1 .. queen 4). Castling is the king taking its own rook.
+pub fn polyglot_move(m: &Move) -> u16 {
+    let (from, to) = match *m {
+        Move::Castle { king, rook } => (king, rook),
+        _ => (m.from().unwrap_or(m.to()), m.to()),
+    };
+    let promo = match m.promotion() {
+        Some(Role::Knight) => 1,
+        Some(Role::Bishop) => 2,
+        Some(Role::Rook) => 3,
+        Some(Role::Queen) => 4,
+        _ => 0,
+    };
+    u16::from(to.file() as u8)
+        | (u16::from(to.rank() as u8) << 3)
+        | (u16::from(from.file() as u8) << 6)
+        | (u16::from(from.rank() as u8) << 9)
+        | (promo << 12)
+}
+
+/// Writes `entries` (sorted by key) as a Polyglot book.
+pub fn write_polyglot(path: &Path, entries: &[BookEntry]) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for e in entries {
+        out.write_all(&e.key.to_be_bytes())?;
+        out.write_all(&polyglot_move(&e.mv).to_be_bytes())?;
+        out.write_all(&e.weight.to_be_bytes())?;
+        out.write_all(&0u32.to_be_bytes())?;
+    }
+    out.flush()
+}
+
+/// Writes the positions as EPD: the position, `bm` the best known move (SAN; the book's
+/// choice, `experience show`'s first line), `c0` its games and confidence-aware score.
+pub fn write_epd(path: &Path, positions: &[KnownPosition]) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for (pos, here) in positions {
+        // The store's own ranking: its best move first.
+        let Some(best) = here.first() else {
+            continue;
+        };
+        let fen = fen_of(pos);
+        let epd: Vec<&str> = fen.split_whitespace().take(4).collect();
+        let san = shakmaty::san::San::from_move(pos, best.mv);
+        writeln!(
+            out,
+            "{} bm {san}; c0 \"{} {} games, confidence {:.1}%\";",
+            epd.join(" "),
+            move_text(pos, best.mv),
+            best.games,
+            f64::from(best.weight - 1) / 650.0
+        )?;
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    fn mv(pos: &Chess, uci: &str) -> Move {
+        uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
+    }
+
+    #[test]
+    fn moves_in_polyglot_form() {
+        let start = Chess::default();
+        // e2e4: to e4 (file 4, rank 3), from e2 (file 4, rank 1).
+        assert_eq!(
+            polyglot_move(&mv(&start, "e2e4")),
+            4 | (3 << 3) | (4 << 6) | (1 << 9)
+        );
+        // White castles short: e1 takes h1.
+        let castle =
+            crate::chess::fen::parse_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", false).unwrap();
+        assert_eq!(polyglot_move(&mv(&castle, "e1g1")), 7 | (4 << 6));
+        let promo = crate::chess::fen::parse_fen("8/P6k/8/8/8/8/8/K7 w - - 0 1", false).unwrap();
+        assert_eq!(
+            polyglot_move(&mv(&promo, "a7a8n")),
+            (7 << 3) | (6 << 9) | (1 << 12)
+        );
+    }
+}
