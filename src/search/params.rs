@@ -140,7 +140,7 @@ tunables! {
     // Search memory (with `Learning`).
     /// Least remaining depth at which a node looks up the search memory: the remembered
     /// positions are searched deep, and shallow nodes, most of the tree, skip the lookup.
-    memory_min_depth: "MemoryMinDepth" = 3, 1..=20, 1;
+    memory_min_depth: "MemoryMinDepth" = 5, 1..=20, 1;
 
     // Time management (see `time`).
     /// Moves still to play when `go` does not say (`movestogo`), and the most ever planned for.
