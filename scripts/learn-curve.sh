@@ -68,7 +68,7 @@ for k in $(seq 0 $((BLOCKS - 1))); do
   rm -f "$OUT/before.sqlite"
   [ -e "$STORE" ] && python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))" "$STORE" "$OUT/before.sqlite"
   play "block-$k" true
-  cover=",,"
+  cover=","
   if [ -e "$OUT/before.sqlite" ]; then
     cover=$("$DEEPRED" experience coverage --pgn "$OUT/block-$k.pgn" --db "$OUT/before.sqlite" |
       awk -F'[()%]' '/^remembered/ {r=$2} /^either/ {e=$2} END {print r "," e}')
