@@ -458,9 +458,27 @@ pub enum ExperienceCmd {
     /// The store as an opening book: a Polyglot book (--polyglot, for Cute Chess, fastchess,
     /// python-chess...) and/or an EPD list of the known positions with their best move (--epd).
     Export(ExportArgs),
+    /// Drop the move rows seen in fewer than --min-games games beyond the first --keep-plies
+    /// plies of the store's games (one transaction), with the rows and size before and after.
+    Prune(PruneArgs),
+    /// Rebuild the store file without its free pages (after a prune), with the size before and
+    /// after.
+    Vacuum(StatsArgs),
     /// How much of some games' play the store already knew: the share of one player's moves
     /// whose position the search memory remembers or the move records know.
     Coverage(CoverageArgs),
+}
+
+#[derive(clap::Args)]
+pub struct PruneArgs {
+    /// Rows with fewer games than this go (beyond --keep-plies).
+    #[arg(long)]
+    pub min_games: u64,
+    /// Rows of positions within this many plies of a game's start all stay.
+    #[arg(long, default_value_t = 20)]
+    pub keep_plies: usize,
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
 }
 
 #[derive(clap::Args)]

@@ -12,7 +12,9 @@ use deepred::experience::store::Store;
 use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
-use crate::cli::{CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, ShowArgs, StatsArgs};
+use crate::cli::{
+    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, PruneArgs, ShowArgs, StatsArgs,
+};
 
 pub fn import(a: ImportArgs) -> ExitCode {
     let mut store = match Store::open(&a.db) {
@@ -47,6 +49,8 @@ pub fn experience(what: ExperienceCmd) -> ExitCode {
         ExperienceCmd::Show(a) => show(a),
         ExperienceCmd::Coverage(a) => coverage(a),
         ExperienceCmd::Export(a) => export(a),
+        ExperienceCmd::Prune(a) => prune(a),
+        ExperienceCmd::Vacuum(a) => vacuum(a),
     }
 }
 
@@ -223,4 +227,48 @@ fn export(a: ExportArgs) -> ExitCode {
         println!("{}: {} positions", p.display(), positions.len());
     }
     ExitCode::SUCCESS
+}
+
+/// `experience prune`: rare rows beyond the first plies go, in one transaction.
+fn prune(a: PruneArgs) -> ExitCode {
+    let mut store = match Store::open(&a.db) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let before = store.stats().map(|s| s.file_bytes).unwrap_or(0);
+    match store.prune(a.min_games, a.keep_plies) {
+        Ok(r) => {
+            println!(
+                "{}: {} of {} move rows removed (fewer than {} games, beyond ply {}; {} positions within it kept whole); {} rows left",
+                a.db.display(),
+                r.rows_removed,
+                r.rows_before,
+                a.min_games,
+                a.keep_plies,
+                r.kept_positions,
+                r.rows_before - r.rows_removed
+            );
+            let after = store.stats().map(|s| s.file_bytes).unwrap_or(0);
+            println!(
+                "file size {before} bytes before, {after} after (`deepred experience vacuum` gives the freed pages back)"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `experience vacuum`: the file rebuilt without free pages.
+fn vacuum(a: StatsArgs) -> ExitCode {
+    let store = match Store::open(&a.db) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    match store.vacuum() {
+        Ok((before, after)) => {
+            println!("{}: {before} bytes before, {after} after", a.db.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }

@@ -22,10 +22,12 @@ use shakmaty::Color;
 use super::Error;
 
 mod memory;
+mod prune;
 mod read;
 mod write;
 
 pub use memory::GameSearches;
+pub use prune::Pruned;
 
 pub const APPLICATION: &str = "deepred-experience";
 pub const SCHEMA_VERSION: i64 = 3;
