@@ -463,7 +463,7 @@ pub enum ExperienceCmd {
     Prune(PruneArgs),
     /// Rebuild the store file without its free pages (after a prune), with the size before and
     /// after.
-    Vacuum(StatsArgs),
+    Vacuum(VacuumArgs),
     /// How much of some games' play the store already knew: the share of one player's moves
     /// whose position the search memory remembers or the move records know.
     Coverage(CoverageArgs),
@@ -562,6 +562,16 @@ pub struct RandomNetArgs {
 
 #[derive(clap::Args)]
 pub struct StatsArgs {
+    #[arg(long, default_value = DEFAULT_FILE)]
+    pub db: std::path::PathBuf,
+    /// Also draw the store's growth (games and move rows against time) and the learned book's
+    /// depth (known positions by ply) into this PNG.
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct VacuumArgs {
     #[arg(long, default_value = DEFAULT_FILE)]
     pub db: std::path::PathBuf,
 }

@@ -13,7 +13,7 @@ use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
 use crate::cli::{
-    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, PruneArgs, ShowArgs, StatsArgs,
+    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, PruneArgs, ShowArgs, StatsArgs, VacuumArgs,
 };
 
 pub fn import(a: ImportArgs) -> ExitCode {
@@ -135,7 +135,10 @@ fn stats(a: StatsArgs) -> ExitCode {
             println!("file size: {} bytes", s.file_bytes);
             println!("bytes per row: {:.1}", s.bytes_per_row());
             println!("bytes per game: {:.1}", s.bytes_per_game());
-            ExitCode::SUCCESS
+            match &a.plot {
+                Some(p) => plot_store(&store, p),
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(e) => fail(e),
     }
@@ -259,7 +262,7 @@ fn prune(a: PruneArgs) -> ExitCode {
 }
 
 /// `experience vacuum`: the file rebuilt without free pages.
-fn vacuum(a: StatsArgs) -> ExitCode {
+fn vacuum(a: VacuumArgs) -> ExitCode {
     let store = match Store::open(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -267,6 +270,70 @@ fn vacuum(a: StatsArgs) -> ExitCode {
     match store.vacuum() {
         Ok((before, after)) => {
             println!("{}: {before} bytes before, {after} after", a.db.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `experience stats --plot`: growth against time, and the book's depth.
+fn plot_store(store: &Store, out: &std::path::Path) -> ExitCode {
+    use deepred::tools::curve::{Panel, plot_lines};
+    let (growth, depths) = match (store.growth(), store.book_depths(60)) {
+        (Ok(g), Ok(d)) => (g, d),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    // Minutes for a store learned within two hours, else hours.
+    let span = growth.last().map_or(0.0, |g| g.0);
+    let (unit, per) = if span < 7200.0 {
+        ("minutes", 60.0)
+    } else {
+        ("hours", 3600.0)
+    };
+    let hours = |t: f64| t / per;
+    let since = format!("{unit} since the first game");
+    let panels = [
+        Panel {
+            title: "Games learned".into(),
+            x_label: since.clone(),
+            y_label: "games".into(),
+            lines: vec![(
+                "games".into(),
+                growth
+                    .iter()
+                    .map(|&(t, g, _)| (hours(t), g as f64))
+                    .collect(),
+            )],
+        },
+        Panel {
+            title: "Move rows the games touched".into(),
+            x_label: since.clone(),
+            y_label: "rows".into(),
+            lines: vec![(
+                "rows touched (a row counts once per game)".into(),
+                growth
+                    .iter()
+                    .map(|&(t, _, r)| (hours(t), r as f64))
+                    .collect(),
+            )],
+        },
+        Panel {
+            title: "The learned book's depth".into(),
+            x_label: "plies from the start of the games".into(),
+            y_label: "known positions".into(),
+            lines: vec![(
+                "positions with known moves".into(),
+                depths
+                    .iter()
+                    .enumerate()
+                    .map(|(ply, &n)| (ply as f64, n as f64))
+                    .collect(),
+            )],
+        },
+    ];
+    match plot_lines(out, &panels) {
+        Ok(()) => {
+            println!("plot: {}", out.display());
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

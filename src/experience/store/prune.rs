@@ -128,6 +128,69 @@ impl Store {
         Ok((before, self.stats()?.file_bytes))
     }
 
+    /// The store's growth: (seconds since the first game, games learned by then, move rows the
+    /// games touched by then), one point per learned game, in order.
+    pub fn growth(&self) -> Result<Vec<(f64, u64, u64)>, Error> {
+        let e = |err| Error::sqlite(&self.path, err);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT learned_at, rows FROM games ORDER BY id")
+            .map_err(e)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(e)?;
+        let mut out = Vec::new();
+        let (mut first, mut rows_so_far) = (None, 0u64);
+        for (i, row) in rows.enumerate() {
+            let (at, n) = row.map_err(e)?;
+            let t0 = *first.get_or_insert(at);
+            rows_so_far += n.max(0) as u64;
+            out.push(((at - t0) as f64, i as u64 + 1, rows_so_far));
+        }
+        Ok(out)
+    }
+
+    /// The learned book's depth: known positions by their distance in plies from the nearest
+    /// root of the store's games, up to `max_ply`.
+    pub fn book_depths(&self, max_ply: usize) -> Result<Vec<u64>, Error> {
+        let mut by_ply = vec![0u64; max_ply + 1];
+        let mut seen = HashSet::new();
+        let mut queue = VecDeque::new();
+        for root in self.positions_near_roots(0)? {
+            if seen.insert(root.clone()) {
+                queue.push_back((decode_key(&root)?, 0usize));
+            }
+        }
+        while let Some((pos, ply)) = queue.pop_front() {
+            let moves = self.moves_from(&pos)?;
+            if moves.is_empty() {
+                continue;
+            }
+            by_ply[ply] += 1;
+            if ply >= max_ply {
+                continue;
+            }
+            for m in moves {
+                let Ok(mv) =
+                    m.mv.parse::<shakmaty::uci::UciMove>()
+                        .map(|u| u.to_move(&pos))
+                else {
+                    continue;
+                };
+                let Ok(mv) = mv else { continue };
+                let mut child: Chess = pos.clone();
+                child.play_unchecked(mv);
+                if seen.insert(compact_key(&child)) {
+                    queue.push_back((child, ply + 1));
+                }
+            }
+        }
+        while by_ply.len() > 1 && by_ply.last() == Some(&0) {
+            by_ply.pop();
+        }
+        Ok(by_ply)
+    }
+
     /// Counts dropped by `prune`, by result (1-0, 0-1, draws).
     pub fn pruned_counts(&self) -> Result<[u64; 3], Error> {
         let mut out = [0; 3];
@@ -171,6 +234,12 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(s.positions_near_roots(2).unwrap().len(), 3);
+        // Known positions by ply: the start, after 1.e4, after 1...e5, after 2.Nf3 (the games
+        // part there), then after 2...Nc6 and 2...Nf6.
+        assert_eq!(s.book_depths(10).unwrap(), vec![1, 1, 1, 1, 2]);
+        let growth = s.growth().unwrap();
+        assert_eq!(growth.len(), 2);
+        assert_eq!((growth[1].1, growth[1].2), (2, 10));
         // Rows with fewer than 2 games beyond ply 2: b8c6, f1b5, g8f6, f3e5.
         let r = s.prune(2, 2).unwrap();
         assert_eq!(
