@@ -84,26 +84,13 @@ pub fn book_entries(
     Ok((entries, positions))
 }
 
-/// The known positions that no known move leads to, start position first when known.
+/// The known positions that no known move leads to (`Store::positions_near_roots` at 0 plies),
+/// start position first when known.
 fn roots(store: &Store) -> Result<Vec<Chess>, Error> {
-    let mut parents = Vec::new();
-    let mut children = HashSet::new();
-    for mover in [shakmaty::Color::White, shakmaty::Color::Black] {
-        for (parent, _, child, ..) in store.all_rows(mover)? {
-            parents.push(parent);
-            children.insert(child);
-        }
-    }
     let start = compact_key(&Chess::default());
-    let mut out = Vec::new();
-    let mut taken = HashSet::new();
-    parents.sort_by_key(|p| *p != start);
-    for p in parents {
-        if !children.contains(&p) && taken.insert(p.clone()) {
-            out.push(decode_key(&p)?);
-        }
-    }
-    Ok(out)
+    let mut keys: Vec<Vec<u8>> = store.positions_near_roots(0)?.into_iter().collect();
+    keys.sort_by(|a, b| (*a != start).cmp(&(*b != start)).then(a.cmp(b)));
+    keys.iter().map(|k| decode_key(k)).collect()
 }
 
 /// Polyglot's 16-bit move: to file, to rank, from file, from rank (3 bits each, from the low
