@@ -9,6 +9,7 @@ use deepred::chess::zobrist::hash_of;
 use deepred::experience::book::ranked;
 use deepred::experience::import::import as import_games;
 use deepred::experience::store::Store;
+use deepred::experience::walk::{book_depths, positions_near_roots};
 use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
@@ -239,7 +240,11 @@ fn prune(a: PruneArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let before = store.stats().map(|s| s.file_bytes).unwrap_or(0);
-    match store.prune(a.min_games, a.keep_plies) {
+    let keep = match positions_near_roots(&store, a.keep_plies) {
+        Ok(k) => k,
+        Err(e) => return fail(e),
+    };
+    match store.prune(&keep, a.min_games) {
         Ok(r) => {
             println!(
                 "{}: {} of {} move rows removed (fewer than {} games, beyond ply {}; {} positions within it kept whole); {} rows left",
@@ -279,7 +284,7 @@ fn vacuum(a: VacuumArgs) -> ExitCode {
 /// `experience stats --plot`: growth against time, and the book's depth.
 fn plot_store(store: &Store, out: &std::path::Path) -> ExitCode {
     use deepred::tools::curve::{Panel, plot_lines};
-    let (growth, depths) = match (store.growth(), store.book_depths(60)) {
+    let (growth, depths) = match (store.growth(), book_depths(store, 60)) {
         (Ok(g), Ok(d)) => (g, d),
         (Err(e), _) | (_, Err(e)) => return fail(e),
     };

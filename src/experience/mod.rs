@@ -11,5 +11,6 @@ pub mod memory;
 pub mod polyglot;
 pub mod records;
 pub mod store;
+pub mod walk;
 
 pub use error::Error;

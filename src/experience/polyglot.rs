@@ -7,16 +7,14 @@
 //! as the book ranks moves).
 //! Deep Red's Zobrist keys are Polyglot's (shakmaty's `Zobrist64`).
 
-use std::collections::{HashSet, VecDeque};
 use std::io::Write;
 use std::path::Path;
 
 use shakmaty::{Chess, Move, Position, Role};
 
 use super::Error;
-use super::book::ranked;
-use super::codec::{compact_key, decode_key};
 use super::store::Store;
+use super::walk::walk;
 use crate::chess::fen::fen_of;
 use crate::chess::notation::move_text;
 use crate::chess::zobrist::hash_of;
@@ -44,53 +42,30 @@ pub fn book_entries(
 ) -> Result<(Vec<BookEntry>, Vec<KnownPosition>), Error> {
     let mut entries = Vec::new();
     let mut positions = Vec::new();
-    let mut seen = HashSet::new();
-    let mut queue = VecDeque::new();
-    for root in roots(store)? {
-        if seen.insert(compact_key(&root)) {
-            queue.push_back((root, 0usize));
-        }
+    if max_ply == 0 {
+        return Ok((entries, positions));
     }
-    while let Some((pos, ply)) = queue.pop_front() {
-        if ply >= max_ply {
-            continue;
+    walk(store, max_ply - 1, min_games.max(1), |pos, _, known| {
+        if known.is_empty() {
+            return;
         }
-        let key = hash_of(&pos);
-        let turn = pos.turn();
-        let mut here = Vec::new();
-        for k in ranked(store, &pos)? {
-            if k.stats.games() < min_games.max(1) {
-                continue;
-            }
-            let score = k.stats.confidence_score(turn).clamp(0.0, 1.0);
-            here.push(BookEntry {
+        let key = hash_of(pos);
+        let here: Vec<BookEntry> = known
+            .iter()
+            .map(|k| BookEntry {
                 key,
                 mv: k.mv,
-                weight: (score * 65_000.0).round() as u16 + 1,
+                weight: (k.stats.confidence_score(pos.turn()).clamp(0.0, 1.0) * 65_000.0).round()
+                    as u16
+                    + 1,
                 games: k.stats.games(),
-            });
-            let mut child = pos.clone();
-            child.play_unchecked(k.mv);
-            if seen.insert(compact_key(&child)) {
-                queue.push_back((child, ply + 1));
-            }
-        }
-        if !here.is_empty() {
-            entries.extend(here.iter().cloned());
-            positions.push((pos, here));
-        }
-    }
+            })
+            .collect();
+        entries.extend(here.iter().cloned());
+        positions.push((pos.clone(), here));
+    })?;
     entries.sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.cmp(&a.weight)));
     Ok((entries, positions))
-}
-
-/// The known positions that no known move leads to (`Store::positions_near_roots` at 0 plies),
-/// start position first when known.
-fn roots(store: &Store) -> Result<Vec<Chess>, Error> {
-    let start = compact_key(&Chess::default());
-    let mut keys: Vec<Vec<u8>> = store.positions_near_roots(0)?.into_iter().collect();
-    keys.sort_by(|a, b| (*a != start).cmp(&(*b != start)).then(a.cmp(b)));
-    keys.iter().map(|k| decode_key(k)).collect()
 }
 
 /// Polyglot's 16-bit move: to file, to rank, from file, from rank (3 bits each, from the low

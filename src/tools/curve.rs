@@ -4,11 +4,52 @@
 
 use std::path::Path;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
 /// The font of the labels (assets/fonts: DejaVu Sans cut to ASCII).
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+
+/// The lines' colours, in turn.
+const COLORS: [RGBColor; 3] = [
+    RGBColor(200, 30, 30),
+    RGBColor(60, 60, 200),
+    RGBColor(30, 140, 30),
+];
+
+/// Gives the plots their font (registering it again is harmless; it fails only on a broken font).
+fn use_font() -> Result<(), Box<dyn std::error::Error>> {
+    register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| "the plot font could not be read".into())
+}
+
+/// Enough decimals on an axis of this range that neighbouring ticks differ.
+fn decimals(range: f64) -> usize {
+    match range {
+        r if r < 1.0 => 2,
+        r if r < 10.0 => 1,
+        _ => 0,
+    }
+}
+
+type Chart<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The legend of a panel's lines, framed, at `position`.
+fn legend<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    position: SeriesLabelPosition,
+) -> Result<(), Box<dyn std::error::Error>> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .position(position)
+        .draw()?;
+    Ok(())
+}
 
 /// One measured point: x (games learned), Elo and the half-width of its 95% interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,9 +116,7 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
 /// its 95% error bar, against games learned.
 pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Error> {
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
-        // Registering the same font again is harmless; it fails only on a broken font.
-        register_font("sans-serif", FontStyle::Normal, FONT)
-            .map_err(|_| "the plot font could not be read")?;
+        use_font()?;
         let points = || series.iter().flat_map(|s| s.points.iter());
         let (x0, x1) = points().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
         let (x0, x1) = if x0 <= x1 {
@@ -92,19 +131,13 @@ pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Err
         let root = BitMapBackend::new(out, (900, 700)).into_drawing_area();
         root.fill(&WHITE)?;
         let (top, bottom) = root.split_vertically(380);
-        let colors = [
-            RGBColor(200, 30, 30),
-            RGBColor(60, 60, 200),
-            RGBColor(30, 140, 30),
-        ];
         for (panel, score) in [(&top, false), (&bottom, true)] {
             let (ylo, yhi) = if score {
                 (100.0 * score_of(lo) - 2.0, 100.0 * score_of(hi) + 2.0)
             } else {
                 (lo - 10.0, hi + 10.0)
             };
-            // Enough decimals that neighbouring ticks differ.
-            let decimals = if yhi - ylo < 10.0 { 1 } else { 0 };
+            let decimals = decimals(yhi - ylo);
             let mut chart = ChartBuilder::on(panel)
                 .caption(if score { "Score" } else { title }, ("sans-serif", 20))
                 .margin(12)
@@ -121,7 +154,7 @@ pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Err
                 .label_style(("sans-serif", 14))
                 .draw()?;
             for (i, s) in series.iter().enumerate() {
-                let color = colors[i % colors.len()];
+                let color = COLORS[i % COLORS.len()];
                 let y = |v: f64| if score { 100.0 * score_of(v) } else { v };
                 chart
                     .draw_series(LineSeries::new(
@@ -145,13 +178,7 @@ pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Err
                     )
                 }))?;
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .position(SeriesLabelPosition::LowerRight)
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         root.present()?;
         Ok(())
@@ -170,16 +197,10 @@ pub struct Panel {
 /// Draws `panels` one above the other into `out` (PNG).
 pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
-        register_font("sans-serif", FontStyle::Normal, FONT)
-            .map_err(|_| "the plot font could not be read")?;
+        use_font()?;
         let root =
             BitMapBackend::new(out, (900, 340 * panels.len().max(1) as u32)).into_drawing_area();
         root.fill(&WHITE)?;
-        let colors = [
-            RGBColor(200, 30, 30),
-            RGBColor(60, 60, 200),
-            RGBColor(30, 140, 30),
-        ];
         for (area, panel) in root
             .split_evenly((panels.len().max(1), 1))
             .iter()
@@ -194,12 +215,6 @@ pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
                 (x0.min(0.0), x0.max(0.0) + 1.0)
             };
             let y1 = if y1 > y0 { y1 * 1.05 } else { y0 + 1.0 };
-            // Enough decimals that neighbouring ticks differ.
-            let decimals = |range: f64| match range {
-                r if r < 1.0 => 2,
-                r if r < 10.0 => 1,
-                _ => 0,
-            };
             let (dx, dy) = (decimals(x1 - x0), decimals(y1 - y0));
             let mut chart = ChartBuilder::on(area)
                 .caption(&panel.title, ("sans-serif", 20))
@@ -217,7 +232,7 @@ pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
                 .label_style(("sans-serif", 14))
                 .draw()?;
             for (i, (name, points)) in panel.lines.iter().enumerate() {
-                let color = colors[i % colors.len()];
+                let color = COLORS[i % COLORS.len()];
                 chart
                     .draw_series(LineSeries::new(
                         points.iter().copied(),
@@ -228,13 +243,7 @@ pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
                         PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                     });
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         root.present()?;
         Ok(())
