@@ -54,6 +54,33 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    #[error("experience store '{}': a stored game does not replay ({detail})", path.display())]
+    CorruptGame { path: PathBuf, detail: String },
+    #[error(
+        "cannot merge '{}' into '{}': both know the game {white} - {black} ({date}), and neither kept its moves (learned before schema version 4), so its counts cannot be taken off once; nothing was written. Re-import that game's PGN into a fresh store instead",
+        from.display(), into.display()
+    )]
+    MergeWithoutMoves {
+        from: PathBuf,
+        into: PathBuf,
+        white: String,
+        black: String,
+        date: String,
+    },
+    /// The PostgreSQL server could not be reached or refused the connection.
+    #[error("experience server '{}': cannot connect ({detail}); nothing was written", path.display())]
+    Connect { path: PathBuf, detail: String },
+    #[error("experience server '{}': the server refused the user or password ({detail}); nothing was written", path.display())]
+    Credentials { path: PathBuf, detail: String },
+    #[error("experience server URL '{}' is not valid: {detail}", path.display())]
+    BadUrl { path: PathBuf, detail: String },
+    /// An error of the server while reading or writing; `code` is the SQLSTATE.
+    #[error("experience server '{}': {detail}; nothing of the current transaction was written", path.display())]
+    Server {
+        path: PathBuf,
+        detail: String,
+        code: Option<String>,
+    },
     /// The import's writer thread died.
     #[error("the store writer thread panicked")]
     WriterPanicked,

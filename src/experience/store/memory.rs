@@ -3,10 +3,11 @@
 //! searches found, the Q-learning step of the game's result over its remembered positions, and
 //! the game's move counts, all in one transaction.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::OptionalExtension;
 
+use super::tx::Tx;
 use super::write::learn_in;
-use super::{Learned, Store};
+use super::{Backend, Learned, Store};
 use crate::chess::rules::GameResult;
 use crate::experience::Error;
 use crate::experience::memory::{QParams, Remembered, q_update};
@@ -40,9 +41,9 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Remembered> {
 impl Store {
     /// Every remembered position.
     pub fn memory_rows(&self) -> Result<Vec<Remembered>, Error> {
+        let conn = sqlite_or!(self, pg => pg.memory_rows());
         let e = |err| Error::sqlite(&self.path, err);
-        let mut stmt = self
-            .conn
+        let mut stmt = conn
             .prepare("SELECT key, mv, score, depth, learned FROM search_memory")
             .map_err(e)?;
         let rows = stmt.query_map([], row).map_err(e)?;
@@ -51,7 +52,8 @@ impl Store {
 
     /// The remembered entry of the position with Zobrist key `key`.
     pub fn memory_of(&self, key: u64) -> Result<Option<Remembered>, Error> {
-        self.conn
+        let conn = sqlite_or!(self, pg => pg.memory_of(key));
+        conn
             .query_row(
                 "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
                 [key as i64],
@@ -71,85 +73,75 @@ impl Store {
         &mut self,
         game: &GameSearches<'_>,
     ) -> Result<(Option<Learned>, Vec<Remembered>), Error> {
-        let path = self.path.clone();
-        let e = |err| Error::sqlite(&path, err);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(e)?;
-        let learned = match game.record {
-            Some(g) => Some(learn_in(&tx, &path, &[(g.clone(), g.rows())])?[0]),
-            None => None,
-        };
-        let mut now = Vec::new();
-        {
-            let mut upsert = tx
-                .prepare_cached(
-                    "INSERT INTO search_memory (key, mv, score, depth) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (key) DO UPDATE SET
-                       mv = excluded.mv, score = excluded.score, depth = excluded.depth
-                     WHERE excluded.depth >= search_memory.depth",
-                )
-                .map_err(e)?;
-            for f in game.found {
-                upsert
-                    .execute(params![f.key as i64, i64::from(f.mv), f.score, f.depth])
-                    .map_err(e)?;
-            }
-            let mut get = tx
-                .prepare_cached(
-                    "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
-                )
-                .map_err(e)?;
-            // The game's remembered positions, in order, once each (a repeated position keeps
-            // its last place).
-            let mut seen = std::collections::HashSet::new();
-            let mut on_path: Vec<(Remembered, bool)> = Vec::new();
-            for &(key, white) in game.path.iter().rev() {
-                if !seen.insert(key) {
-                    continue;
-                }
-                if let Some(r) = get.query_row([key as i64], row).optional().map_err(e)? {
-                    on_path.push((r, white));
-                }
-            }
-            on_path.reverse();
-            let mut values: Vec<(bool, i32)> =
-                on_path.iter().map(|(r, w)| (*w, r.value())).collect();
-            q_update(&mut values, game.result, &game.q);
-            let mut set = tx
-                .prepare_cached(
-                    "UPDATE search_memory SET learned = ?2, updates = updates + 1 WHERE key = ?1",
-                )
-                .map_err(e)?;
-            for ((r, _), (_, v)) in on_path.iter().zip(&values) {
-                set.execute(params![r.key as i64, v - r.score]).map_err(e)?;
-            }
-            for f in game.found {
-                if let Some(r) = get.query_row([f.key as i64], row).optional().map_err(e)? {
-                    now.push(r);
-                }
-            }
-            for ((r, _), (_, v)) in on_path.iter().zip(&values) {
-                now.push(Remembered {
-                    learned: v - r.score,
-                    ..*r
-                });
-            }
-        }
-        tx.commit().map_err(e)?;
-        Ok((learned, now))
+        self.write(|tx| learn_searches_in(tx, game))
     }
 
-    /// Remembered positions.
     pub fn memory_count(&self) -> Result<u64, Error> {
-        self.conn
+        let conn = sqlite_or!(self, pg => pg.count("SELECT count(*) FROM search_memory"));
+        conn
             .query_row("SELECT count(*) FROM search_memory", [], |r| {
                 r.get::<_, i64>(0)
             })
             .map(|n| n as u64)
             .map_err(|e| Error::sqlite(&self.path, e))
     }
+}
+
+/// The work of [`Store::learn_searches`] inside the caller's transaction.
+fn learn_searches_in(
+    tx: &mut dyn Tx,
+    game: &GameSearches<'_>,
+) -> Result<(Option<Learned>, Vec<Remembered>), Error> {
+    let learned = match game.record {
+        Some(g) => Some(learn_in(tx, &[(g.clone(), g.rows())])?[0]),
+        None => None,
+    };
+    // In key order: concurrent writers lock the rows in one order.
+    let mut found = game.found.to_vec();
+    found.sort_by_key(|f| f.key);
+    found.dedup_by(|later, first| {
+        // Of one key, the deepest search is the one kept (as `remember` would).
+        if later.key == first.key && later.depth >= first.depth {
+            *first = *later;
+        }
+        later.key == first.key
+    });
+    tx.remember(&found)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut on_path: Vec<(Remembered, bool)> = Vec::new();
+    for &(key, white) in game.path.iter().rev() {
+        if !seen.insert(key) {
+            continue;
+        }
+        if let Some(r) = tx.memory_of(key)? {
+            on_path.push((r, white));
+        }
+    }
+    on_path.reverse();
+    let mut values: Vec<(bool, i32)> = on_path.iter().map(|(r, w)| (*w, r.value())).collect();
+    q_update(&mut values, game.result, &game.q);
+    let mut updates: Vec<(u64, i32)> = on_path
+        .iter()
+        .zip(&values)
+        .map(|((r, _), (_, v))| (r.key, v - r.score))
+        .collect();
+    updates.sort_by_key(|u| u.0);
+    for &(key, learned) in &updates {
+        tx.set_learned(key, learned)?;
+    }
+    let mut now = Vec::new();
+    for f in game.found {
+        if let Some(r) = tx.memory_of(f.key)? {
+            now.push(r);
+        }
+    }
+    for ((r, _), (_, v)) in on_path.iter().zip(&values) {
+        now.push(Remembered {
+            learned: v - r.score,
+            ..*r
+        });
+    }
+    Ok((learned, now))
 }
 
 #[cfg(test)]

@@ -1,4 +1,7 @@
-//! The experience store: an SQLite file with one row per known move.
+//! The experience store: one row per known move, in an SQLite file (the embedded default) or
+//! on a PostgreSQL server (`postgresql://user@host/db` where a file name goes; postgres.rs),
+//! behind one interface: the write primitives of a transaction (tx.rs) are the backends' only
+//! difference for writes, reads have one query per backend.
 //!
 //! Tables (see DESIGN.md): `white_moves` and `black_moves` (the mover's colour) with `id`,
 //! `parent` (compact key), `mv` (UCI), `child` (compact key), `white_wins`, `black_wins`,
@@ -10,6 +13,9 @@
 //! (source, players, result, date, a content hash, unique); `meta` (application, schema version).
 //! Version 3 adds `search_memory` (what the searches of learned games found, by Zobrist key:
 //! best move, score, depth; see `experience::memory`), migrated in place from 2 (empty).
+//! Version 4 keeps each game's start position and moves (`games.start`, `games.moves`), so that
+//! `merge` can count a game known to two stores once and `export --pgn` can write the games;
+//! games learned before have none.
 //! WAL mode with a busy timeout, so several processes can learn into one file. Games are learned
 //! in transactions that hold whole games only: a crash never leaves half a game.
 
@@ -21,16 +27,34 @@ use shakmaty::Color;
 
 use super::Error;
 
+/// The SQLite connection of `$store`, or (returned from the calling function) the PostgreSQL
+/// backend's answer `$call` to the same question.
+macro_rules! sqlite_or {
+    ($store:ident, $pg:ident => $call:expr) => {
+        match &$store.backend {
+            Backend::Sqlite(conn) => conn,
+            Backend::Postgres($pg) => return $call,
+        }
+    };
+}
+
 mod memory;
+mod merge;
+mod postgres;
 mod prune;
 mod read;
+mod tx;
 mod write;
 
 pub use memory::GameSearches;
+pub use merge::Merged;
 pub use prune::Pruned;
+pub use tx::StoredGame;
+
+use tx::{SqliteTx, Tx};
 
 pub const APPLICATION: &str = "deepred-experience";
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 pub const DEFAULT_FILE: &str = "deepred-experience.sqlite";
 
 /// Summary for `deepred experience stats`.
@@ -66,8 +90,23 @@ pub type StoredRow = (Vec<u8>, String, Vec<u8>, u64, u64, u64);
 
 /// An open experience store.
 pub struct Store {
-    conn: Connection,
+    backend: Backend,
+    /// The file, or the server's URL without its password (what messages name).
     path: PathBuf,
+}
+
+enum Backend {
+    Sqlite(Connection),
+    Postgres(Box<postgres::PgStore>),
+}
+
+
+/// Whether `location` names a PostgreSQL server (`postgresql://...` or `postgres://...`)
+/// rather than an SQLite file.
+pub fn is_server_url(location: &Path) -> bool {
+    location.to_str().is_some_and(|s| {
+        s.starts_with("postgresql://") || s.starts_with("postgres://")
+    })
 }
 
 /// The DDL of a moves table (version 2).
@@ -138,6 +177,9 @@ impl Store {
     /// Opens (creating it if missing) the store at `path`. A file of another application or of
     /// a newer schema is refused with a clear message and left untouched.
     pub fn open(path: &Path) -> Result<Store, Error> {
+        if is_server_url(path) {
+            return postgres::PgStore::open(path, false);
+        }
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -150,6 +192,9 @@ impl Store {
 
     /// Opens an existing store read-only (for `stats` and `show`).
     pub fn open_read_only(path: &Path) -> Result<Store, Error> {
+        if is_server_url(path) {
+            return postgres::PgStore::open(path, true);
+        }
         if !path.exists() {
             return Err(Error::Missing {
                 path: path.to_path_buf(),
@@ -160,7 +205,7 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Error::sqlite(path, e))?;
         let store = Store {
-            conn,
+            backend: Backend::Sqlite(conn),
             path: path.to_path_buf(),
         };
         store.check_meta()?;
@@ -206,7 +251,8 @@ impl Store {
                  CREATE TABLE IF NOT EXISTS games (
                      id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, source TEXT NOT NULL,
                      white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
-                     plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL);",
+                     plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL,
+                     start TEXT, moves TEXT);",
             )?;
             let fresh: i64 = conn.query_row(
                 "SELECT count(*) = 0 FROM sqlite_master WHERE name = 'white_moves'",
@@ -224,7 +270,7 @@ impl Store {
         };
         in_transaction(&conn, create).map_err(e)?;
         let store = Store {
-            conn,
+            backend: Backend::Sqlite(conn),
             path: path.to_path_buf(),
         };
         if store.check_meta()? < SCHEMA_VERSION {
@@ -235,10 +281,12 @@ impl Store {
 
     /// Brings an older store to this version in one transaction, step by step: version 1
     /// (rowid tables with a unique index) to 2 (`WITHOUT ROWID` tables keyed on (parent, mv)),
-    /// keeping every row and its id; 2 to 3 (the search memory table, empty).
+    /// keeping every row and its id; 2 to 3 (the search memory table, empty); 3 to 4 (games'
+    /// start and moves, unknown for the games already learned).
     fn migrate(&self) -> Result<(), Error> {
         let e = |err| Error::sqlite(&self.path, err);
-        in_transaction(&self.conn, |conn| {
+        let conn = sqlite_or!(self, _pg => Ok(()));
+        in_transaction(conn, |conn| {
             let version: String = conn.query_row(
                 "SELECT value FROM meta WHERE key = 'schema_version'",
                 [],
@@ -263,6 +311,12 @@ impl Store {
                 conn.execute_batch(MEMORY_TABLE_SQL)?;
                 version = 3;
             }
+            if version == 3 {
+                conn.execute_batch(
+                    "ALTER TABLE games ADD COLUMN start TEXT; ALTER TABLE games ADD COLUMN moves TEXT;",
+                )?;
+                version = 4;
+            }
             conn.execute(
                 "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
                 [version.to_string()],
@@ -274,8 +328,9 @@ impl Store {
 
     /// Checks that the file is ours and not newer than this build; returns its schema version.
     fn check_meta(&self) -> Result<i64, Error> {
+        let conn = sqlite_or!(self, _pg => Ok(SCHEMA_VERSION));
         let get = |k: &str| -> Result<Option<String>, Error> {
-            self.conn
+            conn
                 .query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0))
                 .optional()
                 .map_err(|e| Error::sqlite(&self.path, e))
@@ -302,9 +357,35 @@ impl Store {
         Ok(version)
     }
 
-    /// The file of the store.
+    /// The file of the store, or its server's URL without the password.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the store is on a PostgreSQL server.
+    pub fn is_server(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
+    }
+
+    /// Runs `f` in one write transaction: committed if it succeeds, rolled back (nothing
+    /// written) if not. On a server, a transaction that lost a deadlock or a serialization
+    /// conflict against another writer is run again.
+    pub(super) fn write<T>(
+        &mut self,
+        mut f: impl FnMut(&mut dyn Tx) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        match &mut self.backend {
+            Backend::Postgres(pg) => pg.write(f),
+            Backend::Sqlite(conn) => {
+                let tx = conn
+                    .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                    .map_err(|e| Error::sqlite(&self.path, e))?;
+                let mut tx = SqliteTx::new(tx, &self.path);
+                let out = f(&mut tx)?;
+                tx.commit()?;
+                Ok(out)
+            }
+        }
     }
 }
 

@@ -5,10 +5,10 @@
 
 use std::collections::HashSet;
 
-use rusqlite::params;
 use shakmaty::Color;
 
-use super::{Store, in_transaction, table};
+use super::tx::PRUNED_KEYS;
+use super::{Backend, Store};
 use crate::experience::Error;
 
 /// What a prune did.
@@ -25,64 +25,37 @@ impl Store {
     /// position is not in `keep` (compact keys; `experience::walk::positions_near_roots` gives
     /// the first plies of the store's games).
     pub fn prune(&mut self, keep: &HashSet<Vec<u8>>, min_games: u64) -> Result<Pruned, Error> {
-        let near = keep;
-        let mut out = Pruned {
-            kept_positions: near.len() as u64,
-            ..Pruned::default()
-        };
-        let path = self.path.clone();
-        in_transaction(&self.conn, |conn| {
+        self.write(|tx| {
+            let mut out = Pruned {
+                kept_positions: keep.len() as u64,
+                ..Pruned::default()
+            };
             let mut removed = [0i64; 3];
             for mover in [Color::White, Color::Black] {
-                let t = table(mover);
-                let rows: Vec<(Vec<u8>, String, [i64; 3])> = {
-                    let mut stmt = conn.prepare(&format!(
-                        "SELECT parent, mv, white_wins, black_wins, draws FROM {t}
-                         WHERE white_wins + black_wins + draws < ?1"
-                    ))?;
-                    let rows = stmt.query_map([min_games as i64], |r| {
-                        Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
-                    })?;
-                    rows.collect::<Result<_, _>>()?
-                };
-                out.rows_before +=
-                    conn.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| {
-                        r.get::<_, i64>(0)
-                    })? as u64;
-                let mut delete =
-                    conn.prepare(&format!("DELETE FROM {t} WHERE parent = ?1 AND mv = ?2"))?;
+                let rows = tx.rows_below(mover, min_games)?;
+                out.rows_before += tx.row_count(mover)?;
                 for (parent, mv, counts) in rows {
-                    if near.contains(&parent) {
+                    if keep.contains(&parent) {
                         continue;
                     }
-                    delete.execute(params![parent, mv])?;
+                    tx.delete_row(mover, &parent, &mv)?;
                     out.rows_removed += 1;
                     for (r, c) in removed.iter_mut().zip(counts) {
                         *r += c;
                     }
                 }
             }
-            for (key, n) in ["pruned.1-0", "pruned.0-1", "pruned.1/2-1/2"]
-                .iter()
-                .zip(removed)
-            {
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                     ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + ?2",
-                    params![key, n],
-                )?;
-            }
-            Ok(())
+            tx.add_pruned(removed)?;
+            Ok(out)
         })
-        .map_err(|e| Error::sqlite(&path, e))?;
-        Ok(out)
     }
 
     /// Copies the write-ahead log back and rebuilds the file without its free pages. Returns
     /// the file's size before and after (with its log), in bytes.
     pub fn vacuum(&self) -> Result<(u64, u64), Error> {
         let before = self.stats()?.file_bytes;
-        self.conn
+        let conn = sqlite_or!(self, pg => pg.vacuum(before));
+        conn
             .execute_batch(
                 "PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
             )
@@ -93,18 +66,22 @@ impl Store {
     /// The store's growth: (seconds since the first game, games learned by then, move rows the
     /// games touched by then), one point per learned game, in order.
     pub fn growth(&self) -> Result<Vec<(f64, u64, u64)>, Error> {
-        let e = |err| Error::sqlite(&self.path, err);
-        let mut stmt = self
-            .conn
-            .prepare("SELECT learned_at, rows FROM games ORDER BY id")
-            .map_err(e)?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-            .map_err(e)?;
+        let raw: Vec<(i64, i64)> = match &self.backend {
+            Backend::Postgres(pg) => pg.growth_rows()?,
+            Backend::Sqlite(conn) => {
+                let e = |err| Error::sqlite(&self.path, err);
+                let mut stmt = conn
+                    .prepare("SELECT learned_at, rows FROM games ORDER BY id")
+                    .map_err(e)?;
+                let rows = stmt
+                    .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                    .map_err(e)?;
+                rows.collect::<Result<_, _>>().map_err(e)?
+            }
+        };
         let mut out = Vec::new();
         let (mut first, mut rows_so_far) = (None, 0u64);
-        for (i, row) in rows.enumerate() {
-            let (at, n) = row.map_err(e)?;
+        for (i, (at, n)) in raw.into_iter().enumerate() {
             let t0 = *first.get_or_insert(at);
             rows_so_far += n.max(0) as u64;
             out.push(((at - t0) as f64, i as u64 + 1, rows_so_far));
@@ -114,13 +91,10 @@ impl Store {
 
     /// Counts dropped by `prune`, by result (1-0, 0-1, draws).
     pub fn pruned_counts(&self) -> Result<[u64; 3], Error> {
+        let conn = sqlite_or!(self, pg => pg.pruned_counts());
         let mut out = [0; 3];
-        for (o, key) in out
-            .iter_mut()
-            .zip(["pruned.1-0", "pruned.0-1", "pruned.1/2-1/2"])
-        {
-            *o = self
-                .conn
+        for (o, key) in out.iter_mut().zip(PRUNED_KEYS) {
+            *o = conn
                 .query_row(
                     "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1",
                     [key],

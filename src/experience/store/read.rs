@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use shakmaty::{Chess, Color, Position};
 
-use super::{Stats, Store, StoredRow, table};
+use super::{Backend, Stats, Store, StoredRow, table};
 use crate::experience::Error;
 use crate::experience::codec::{compact_key, decode_key};
 use crate::experience::records::{MoveStats, Record};
@@ -17,8 +17,8 @@ impl Store {
              ORDER BY white_wins + black_wins + draws DESC, mv",
             table(pos.turn())
         );
-        let mut stmt = self
-            .conn
+        let conn = sqlite_or!(self, pg => pg.moves_from(pos));
+        let mut stmt = conn
             .prepare_cached(&sql)
             .map_err(|e| Error::sqlite(&self.path, e))?;
         let rows = stmt
@@ -46,15 +46,17 @@ impl Store {
 
     /// Number of games learned.
     pub fn game_count(&self) -> Result<u64, Error> {
-        self.conn
+        let conn = sqlite_or!(self, pg => pg.count("SELECT count(*) FROM games"));
+        conn
             .query_row("SELECT count(*) FROM games", [], |r| r.get::<_, i64>(0))
             .map(|n| n as u64)
             .map_err(|e| Error::sqlite(&self.path, e))
     }
 
     pub fn stats(&self) -> Result<Stats, Error> {
+        let conn = sqlite_or!(self, pg => pg.stats());
         let count = |sql: &str| -> Result<u64, Error> {
-            self.conn
+            conn
                 .query_row(sql, [], |r| r.get::<_, i64>(0))
                 .map(|n| n as u64)
                 .map_err(|e| Error::sqlite(&self.path, e))
@@ -79,8 +81,8 @@ impl Store {
             "SELECT parent, mv, child, white_wins, black_wins, draws FROM {} ORDER BY id",
             table(mover)
         );
-        let mut stmt = self
-            .conn
+        let conn = sqlite_or!(self, pg => pg.all_rows(mover));
+        let mut stmt = conn
             .prepare(&sql)
             .map_err(|e| Error::sqlite(&self.path, e))?;
         let rows = stmt
@@ -102,12 +104,12 @@ impl Store {
     /// Calls `f(position, (white wins, black wins, draws))` for every known position, with the
     /// games that went on from it (summed over its moves).
     pub fn for_each_position(&self, mut f: impl FnMut(&Chess, Record)) -> Result<(), Error> {
+        let conn = sqlite_or!(self, pg => pg.for_each_position(&mut f));
         for t in ["white_moves", "black_moves"] {
             let sql = format!(
                 "SELECT parent, sum(white_wins), sum(black_wins), sum(draws) FROM {t} GROUP BY parent"
             );
-            let mut stmt = self
-                .conn
+            let mut stmt = conn
                 .prepare(&sql)
                 .map_err(|e| Error::sqlite(&self.path, e))?;
             let mut rows = stmt.query([]).map_err(|e| Error::sqlite(&self.path, e))?;
@@ -140,8 +142,9 @@ impl Store {
     /// the rows of the learned games with that result. Returns the three pairs
     /// ((counted in moves, expected from games) for 1-0, 0-1, draws).
     pub fn consistency(&self) -> Result<[(u64, u64); 3], Error> {
+        let conn = sqlite_or!(self, pg => pg.consistency());
         let q = |sql: &str| -> Result<u64, Error> {
-            self.conn
+            conn
                 .query_row(sql, [], |r| r.get::<_, i64>(0))
                 .map(|n| n as u64)
                 .map_err(|e| Error::sqlite(&self.path, e))

@@ -1,0 +1,218 @@
+//! Merging stores (`deepred experience merge A B --into C`, any backend to any backend) and
+//! reading the learned games back (`export --pgn`).
+//!
+//! A merge adds a source's counts to the target's in one transaction. A game known to both
+//! stores (the same content hash) is in both counts: its rows are taken off once, replayed from
+//! the moves either store kept (schema version 4 keeps them; a shared game learned before by
+//! both stores cannot be replayed and the merge is refused, nothing written).
+
+use std::collections::HashMap;
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Color, Position};
+
+use super::tx::{CountRow, MemoryRow, StoredGame, merge_rows};
+use super::write::result_counts;
+use super::{Backend, Store};
+use crate::chess::fen::parse_fen;
+use crate::chess::rules::GameResult;
+use crate::experience::Error;
+use crate::experience::records::GameRecord;
+
+/// What a merge did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Merged {
+    /// Games of the source.
+    pub games: u64,
+    /// Of those, games the target did not know.
+    pub new_games: u64,
+    /// Move rows of the source whose counts were added.
+    pub rows: u64,
+    /// Search memory rows of the source.
+    pub memory_rows: u64,
+}
+
+/// The game a stored game row describes, if its start and moves were kept. A row whose start
+/// or moves do not replay (a corrupt row) is an error naming the store.
+pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameRecord>, Error> {
+    let (Some(start), Some(moves)) = (&g.start, &g.moves) else {
+        return Ok(None);
+    };
+    let corrupt = |what: String| Error::CorruptGame {
+        path: store.to_path_buf(),
+        detail: what,
+    };
+    let result = GameResult::from_tag(&g.result)
+        .ok_or_else(|| corrupt(format!("result '{}'", g.result)))?;
+    let start: Chess = parse_fen(start, false)
+        .or_else(|_| parse_fen(start, true))
+        .map_err(|e| corrupt(format!("start '{start}': {e}")))?;
+    let mut pos = start.clone();
+    let mut played = Vec::new();
+    for text in moves.split_whitespace() {
+        let m = UciMove::from_ascii(text.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .ok_or_else(|| corrupt(format!("move '{text}' after {} plies", played.len())))?;
+        pos.play_unchecked(m);
+        played.push(m);
+    }
+    Ok(Some(GameRecord {
+        source: g.source.clone(),
+        white: g.white.clone(),
+        black: g.black.clone(),
+        date: g.date.clone(),
+        result,
+        start,
+        moves: played,
+    }))
+}
+
+impl Store {
+    /// Every learned game, in the order learned.
+    pub fn stored_games(&self) -> Result<Vec<StoredGame>, Error> {
+        let conn = sqlite_or!(self, pg => pg.stored_games());
+        let e = |err| Error::sqlite(&self.path, err);
+        let mut stmt = conn
+            .prepare(
+                "SELECT hash, source, white, black, result, date, plies, rows, learned_at, start,
+                     moves FROM games ORDER BY id",
+            )
+            .map_err(e)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(StoredGame {
+                    hash: r.get(0)?,
+                    source: r.get(1)?,
+                    white: r.get(2)?,
+                    black: r.get(3)?,
+                    result: r.get(4)?,
+                    date: r.get(5)?,
+                    plies: r.get(6)?,
+                    rows: r.get(7)?,
+                    learned_at: r.get(8)?,
+                    start: r.get(9)?,
+                    moves: r.get(10)?,
+                })
+            })
+            .map_err(e)?;
+        rows.collect::<Result<_, _>>().map_err(e)
+    }
+
+    /// Every search memory row with its update count.
+    pub fn memory_rows_with_updates(&self) -> Result<Vec<MemoryRow>, Error> {
+        let conn = sqlite_or!(self, pg => pg.memory_rows_with_updates());
+        let e = |err| Error::sqlite(&self.path, err);
+        let mut stmt = conn
+            .prepare("SELECT key, mv, score, depth, learned, updates FROM search_memory")
+            .map_err(e)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(MemoryRow {
+                    entry: crate::experience::memory::Remembered {
+                        key: r.get::<_, i64>(0)? as u64,
+                        mv: r.get::<_, i64>(1)? as u16,
+                        score: r.get(2)?,
+                        depth: r.get(3)?,
+                        learned: r.get(4)?,
+                    },
+                    updates: r.get(5)?,
+                })
+            })
+            .map_err(e)?;
+        rows.collect::<Result<_, _>>().map_err(e)
+    }
+
+    /// Adds everything `source` knows to this store, in one transaction: its games (a game
+    /// this store knows is counted once), its move counts, its search memory (the deeper search
+    /// of a position wins; what results taught comes from the row updated more often) and its
+    /// pruned counts.
+    pub fn merge_from(&mut self, source: &Store) -> Result<Merged, Error> {
+        let games = source.stored_games()?;
+        let mut rows = Vec::new();
+        for mover in [Color::White, Color::Black] {
+            for (parent, mv, child, w, b, d) in source.all_rows(mover)? {
+                rows.push(CountRow {
+                    mover,
+                    parent,
+                    mv,
+                    child,
+                    counts: [w as i64, b as i64, d as i64],
+                });
+            }
+        }
+        let memory = source.memory_rows_with_updates()?;
+        let pruned = source.pruned_counts()?.map(|n| n as i64);
+        let source_path = source.path().to_path_buf();
+        let target_path = self.path.clone();
+        self.write(|tx| {
+            let inserted = tx.insert_games(&games)?;
+            // The rows of the games both stores know, to take off the source's counts.
+            let mut shared: HashMap<(Color, Vec<u8>, String), [i64; 3]> = HashMap::new();
+            let mut new_games = 0;
+            for (g, new) in games.iter().zip(&inserted) {
+                if *new {
+                    new_games += 1;
+                    continue;
+                }
+                let record = match record_of(&source_path, g)? {
+                    Some(r) => Some(r),
+                    None => match tx.game_moves(&g.hash)? {
+                        Some((start, moves)) => record_of(
+                            &target_path,
+                            &StoredGame {
+                                start: Some(start),
+                                moves: Some(moves),
+                                ..g.clone()
+                            },
+                        )?,
+                        None => None,
+                    },
+                };
+                let Some(record) = record else {
+                    return Err(Error::MergeWithoutMoves {
+                        from: source_path.clone(),
+                        into: target_path.clone(),
+                        white: g.white.clone(),
+                        black: g.black.clone(),
+                        date: g.date.clone(),
+                    });
+                };
+                let counts = result_counts(record.result);
+                for r in record.rows() {
+                    let c = shared.entry((r.mover, r.parent, r.mv)).or_default();
+                    for (c, add) in c.iter_mut().zip(counts) {
+                        *c += add;
+                    }
+                }
+            }
+            let mut add = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let mut r = r.clone();
+                if let Some(sub) = shared.get(&(r.mover, r.parent.clone(), r.mv.clone())) {
+                    // A pruned source may have lost some of a shared game's rows: never below 0.
+                    for (c, s) in r.counts.iter_mut().zip(sub) {
+                        *c = (*c - s).max(0);
+                    }
+                }
+                if r.counts != [0; 3] {
+                    add.push(r);
+                }
+            }
+            let added = add.len() as u64;
+            tx.add_counts(&merge_rows(add))?;
+            let mut memory = memory.clone();
+            memory.sort_by_key(|m| m.entry.key);
+            tx.merge_memory(&memory)?;
+            if pruned != [0; 3] {
+                tx.add_pruned(pruned)?;
+            }
+            Ok(Merged {
+                games: games.len() as u64,
+                new_games,
+                rows: added,
+                memory_rows: memory.len() as u64,
+            })
+        })
+    }
+}

@@ -1,0 +1,730 @@
+//! The PostgreSQL backend: one experience store on a server that many machines learn into at
+//! once (`postgresql://user[:password]@host[:port]/dbname`, the URL libpq takes; no TLS).
+//!
+//! The same schema idea as the SQLite file (schema version 4 from the start): `white_moves` and
+//! `black_moves` keyed by (parent, move), ids from a sequence per table; `games` unique on the
+//! content hash; `search_memory`; `meta`. Concurrency: each game is learned in one transaction
+//! at READ COMMITTED; counts are added by `INSERT ... ON CONFLICT DO UPDATE SET n = n + ...`,
+//! which locks the row and re-reads it, so concurrent updates add up and none is lost; a game
+//! two writers learn at once is inserted by one, and the other waits for its commit and finds
+//! it known (counted once). Rows are written in key order, so writers lock them in one order;
+//! a transaction that still loses a deadlock is run again. Each batch is one statement per
+//! table (arrays through `unnest`), not one round trip per row.
+//!
+//! Messages name the URL without its password.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls};
+use shakmaty::{Chess, Color, Position};
+
+use super::tx::{CountRow, MemoryRow, PRUNED_KEYS, StoredGame, Tx};
+use super::{APPLICATION, Backend, SCHEMA_VERSION, Stats, Store, StoredRow, table};
+use crate::experience::Error;
+use crate::experience::codec::{compact_key, decode_key};
+use crate::experience::memory::Remembered;
+use crate::experience::records::{MoveStats, Record};
+
+/// Key of the advisory lock that serialises creating the tables (two workers starting on an
+/// empty database at once).
+const SETUP_LOCK: i64 = 0x6465_6570_7265_64;
+
+/// How often a transaction that lost a deadlock or serialization conflict is tried again.
+const RETRIES: usize = 20;
+
+/// The URL with its password (in the user part or a `password=` parameter) replaced by `***`.
+pub fn redact(url: &str) -> String {
+    let mut out = url.to_string();
+    if let Some(scheme_end) = out.find("://") {
+        let rest_start = scheme_end + 3;
+        let authority_end = out[rest_start..]
+            .find(['/', '?'])
+            .map_or(out.len(), |i| rest_start + i);
+        if let Some(at) = out[rest_start..authority_end].rfind('@') {
+            let userinfo = &out[rest_start..rest_start + at];
+            if let Some(colon) = userinfo.find(':') {
+                let from = rest_start + colon + 1;
+                out.replace_range(from..rest_start + at, "***");
+            }
+        }
+    }
+    if let Some(q) = out.find('?') {
+        let (head, query) = out.split_at(q + 1);
+        let query: Vec<String> = query
+            .split('&')
+            .map(|kv| {
+                if kv.to_ascii_lowercase().starts_with("password=") {
+                    "password=***".to_string()
+                } else {
+                    kv.to_string()
+                }
+            })
+            .collect();
+        out = format!("{head}{}", query.join("&"));
+    }
+    out
+}
+
+/// An open connection to the store's server.
+pub struct PgStore {
+    client: Mutex<Client>,
+    path: PathBuf,
+}
+
+fn server_error(path: &Path, e: postgres::Error) -> Error {
+    let code = e.code().map(|c| c.code().to_string());
+    let detail = match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => e.to_string(),
+    };
+    Error::Server {
+        path: path.to_path_buf(),
+        detail,
+        code,
+    }
+}
+
+impl PgStore {
+    /// Connects to the server at `url` and opens the store there: creates it in an empty
+    /// database (unless `read_only`), refuses a database of another application or a newer
+    /// schema, with the URL (no password) in every message.
+    pub fn open(url: &Path, read_only: bool) -> Result<Store, Error> {
+        let text = url.to_string_lossy().into_owned();
+        let path = PathBuf::from(redact(&text));
+        let mut config: Config = text.parse().map_err(|e: postgres::Error| Error::BadUrl {
+            path: path.clone(),
+            detail: e.to_string(),
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("deepred");
+        }
+        let mut client = config.connect(NoTls).map_err(|e| {
+            let detail = match e.as_db_error() {
+                Some(db) => format!("{}: {}", db.severity(), db.message()),
+                None => e.to_string(),
+            };
+            match e.code() {
+                Some(c)
+                    if *c == SqlState::INVALID_PASSWORD
+                        || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
+                {
+                    Error::Credentials {
+                        path: path.clone(),
+                        detail,
+                    }
+                }
+                _ => Error::Connect {
+                    path: path.clone(),
+                    detail,
+                },
+            }
+        })?;
+        let e = |err| server_error(&path, err);
+        // Tables of this database's schema: refuse foreign ones before writing anything.
+        let tables: Vec<String> = client
+            .query(
+                "SELECT table_name::text FROM information_schema.tables
+                 WHERE table_schema = current_schema()",
+                &[],
+            )
+            .map_err(e)?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let has_meta = tables.iter().any(|t| t == "meta");
+        if !tables.is_empty() && !has_meta {
+            return Err(Error::ForeignDatabase { path });
+        }
+        if read_only {
+            if !has_meta {
+                return Err(Error::Missing { path });
+            }
+            client
+                .batch_execute("SET default_transaction_read_only = on")
+                .map_err(e)?;
+        } else if !has_meta || !tables.iter().any(|t| t == "white_moves") {
+            create(&mut client).map_err(e)?;
+        }
+        let pg = PgStore {
+            client: Mutex::new(client),
+            path: path.clone(),
+        };
+        pg.check_meta()?;
+        Ok(Store {
+            backend: Backend::Postgres(Box::new(pg)),
+            path,
+        })
+    }
+
+    fn client(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn e(&self) -> impl Fn(postgres::Error) -> Error + '_ {
+        |err| server_error(&self.path, err)
+    }
+
+    fn check_meta(&self) -> Result<i64, Error> {
+        let mut client = self.client();
+        let mut get = |k: &str| -> Result<Option<String>, Error> {
+            client
+                .query_opt("SELECT value FROM meta WHERE key = $1", &[&k])
+                .map(|r| r.map(|r| r.get(0)))
+                .map_err(self.e())
+        };
+        match get("application")? {
+            Some(app) if app == APPLICATION => {}
+            application => {
+                return Err(Error::OtherApplication {
+                    path: self.path.clone(),
+                    application,
+                });
+            }
+        }
+        let version: i64 = get("schema_version")?
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| Error::NoSchemaVersion {
+                path: self.path.clone(),
+            })?;
+        if version > SCHEMA_VERSION {
+            return Err(Error::Newer {
+                path: self.path.clone(),
+                version,
+            });
+        }
+        Ok(version)
+    }
+
+    /// See [`Store::write`].
+    pub fn write<T>(
+        &mut self,
+        mut f: impl FnMut(&mut dyn Tx) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let path = self.path.clone();
+        let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut attempt = 0;
+        loop {
+            let tx = client.transaction().map_err(|e| server_error(&path, e))?;
+            let mut ptx = PgTx { tx, path: &path };
+            let result = f(&mut ptx).and_then(|out| {
+                ptx.tx
+                    .commit()
+                    .map(|()| out)
+                    .map_err(|e| server_error(&path, e))
+            });
+            match result {
+                Err(Error::Server {
+                    code: Some(ref c), ..
+                }) if (c == SqlState::T_R_DEADLOCK_DETECTED.code()
+                    || c == SqlState::T_R_SERIALIZATION_FAILURE.code())
+                    && attempt < RETRIES =>
+                {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(5 * attempt as u64));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    pub fn count(&self, sql: &str) -> Result<u64, Error> {
+        self.client()
+            .query_one(sql, &[])
+            .map(|r| r.get::<_, i64>(0) as u64)
+            .map_err(self.e())
+    }
+
+    pub fn moves_from(&self, pos: &Chess) -> Result<Vec<MoveStats>, Error> {
+        let sql = format!(
+            "SELECT mv, child, white_wins, black_wins, draws FROM {} WHERE parent = $1
+             ORDER BY white_wins + black_wins + draws DESC, mv",
+            table(pos.turn())
+        );
+        let key = compact_key(pos).to_vec();
+        let rows = self.client().query(&sql, &[&key]).map_err(self.e())?;
+        Ok(rows
+            .iter()
+            .map(|r| MoveStats {
+                mv: r.get(0),
+                child: r.get(1),
+                white_wins: r.get::<_, i64>(2) as u64,
+                black_wins: r.get::<_, i64>(3) as u64,
+                draws: r.get::<_, i64>(4) as u64,
+            })
+            .collect())
+    }
+
+    pub fn stats(&self) -> Result<Stats, Error> {
+        Ok(Stats {
+            games: self.count("SELECT count(*) FROM games")?,
+            white_rows: self.count("SELECT count(*) FROM white_moves")?,
+            black_rows: self.count("SELECT count(*) FROM black_moves")?,
+            positions: self.count(
+                "SELECT count(*) FROM (SELECT parent FROM white_moves UNION SELECT parent FROM black_moves) t",
+            )?,
+            file_bytes: self.count(
+                "SELECT (pg_total_relation_size('white_moves') + pg_total_relation_size('black_moves')
+                   + pg_total_relation_size('games') + pg_total_relation_size('search_memory')
+                   + pg_total_relation_size('meta'))::bigint",
+            )?,
+        })
+    }
+
+    pub fn all_rows(&self, mover: Color) -> Result<Vec<StoredRow>, Error> {
+        let sql = format!(
+            "SELECT parent, mv, child, white_wins, black_wins, draws FROM {} ORDER BY id",
+            table(mover)
+        );
+        let rows = self.client().query(&sql, &[]).map_err(self.e())?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                (
+                    r.get(0),
+                    r.get(1),
+                    r.get(2),
+                    r.get::<_, i64>(3) as u64,
+                    r.get::<_, i64>(4) as u64,
+                    r.get::<_, i64>(5) as u64,
+                )
+            })
+            .collect())
+    }
+
+    pub fn for_each_position(&self, f: &mut dyn FnMut(&Chess, Record)) -> Result<(), Error> {
+        for t in ["white_moves", "black_moves"] {
+            let sql = format!(
+                "SELECT parent, sum(white_wins)::bigint, sum(black_wins)::bigint, sum(draws)::bigint
+                 FROM {t} GROUP BY parent"
+            );
+            let rows = self.client().query(&sql, &[]).map_err(self.e())?;
+            for r in rows {
+                let key: Vec<u8> = r.get(0);
+                let get = |i| r.get::<_, i64>(i).clamp(0, i64::from(u32::MAX)) as u32;
+                let pos = decode_key(&key).map_err(|e| Error::CorruptKey {
+                    path: self.path.clone(),
+                    source: Box::new(e),
+                })?;
+                f(&pos, (get(1), get(2), get(3)));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn consistency(&self) -> Result<[(u64, u64); 3], Error> {
+        let mut out = [(0, 0); 3];
+        for (i, (col, res)) in [
+            ("white_wins", "1-0"),
+            ("black_wins", "0-1"),
+            ("draws", "1/2-1/2"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let moves = self.count(&format!(
+                "SELECT ((SELECT coalesce(sum({col}), 0) FROM white_moves)
+                        + (SELECT coalesce(sum({col}), 0) FROM black_moves))::bigint"
+            ))?;
+            let games = self.count(&format!(
+                "SELECT coalesce(sum(rows), 0)::bigint FROM games WHERE result = '{res}'"
+            ))?;
+            out[i] = (moves, games);
+        }
+        Ok(out)
+    }
+
+    pub fn memory_rows(&self) -> Result<Vec<Remembered>, Error> {
+        Ok(self
+            .memory_rows_with_updates()?
+            .into_iter()
+            .map(|m| m.entry)
+            .collect())
+    }
+
+    pub fn memory_rows_with_updates(&self) -> Result<Vec<MemoryRow>, Error> {
+        let rows = self
+            .client()
+            .query(
+                "SELECT key, mv, score, depth, learned, updates FROM search_memory ORDER BY key",
+                &[],
+            )
+            .map_err(self.e())?;
+        Ok(rows
+            .iter()
+            .map(|r| MemoryRow {
+                entry: memory_entry(r),
+                updates: r.get(5),
+            })
+            .collect())
+    }
+
+    pub fn memory_of(&self, key: u64) -> Result<Option<Remembered>, Error> {
+        self.client()
+            .query_opt(
+                "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = $1",
+                &[&(key as i64)],
+            )
+            .map(|r| r.as_ref().map(memory_entry))
+            .map_err(self.e())
+    }
+
+    pub fn growth_rows(&self) -> Result<Vec<(i64, i64)>, Error> {
+        let rows = self
+            .client()
+            .query("SELECT learned_at, rows FROM games ORDER BY id", &[])
+            .map_err(self.e())?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    pub fn pruned_counts(&self) -> Result<[u64; 3], Error> {
+        let mut out = [0; 3];
+        for (o, key) in out.iter_mut().zip(PRUNED_KEYS) {
+            let v: Option<String> = self
+                .client()
+                .query_opt("SELECT value FROM meta WHERE key = $1", &[&key])
+                .map_err(self.e())?
+                .map(|r| r.get(0));
+            *o = v.and_then(|v| v.parse().ok()).unwrap_or(0);
+        }
+        Ok(out)
+    }
+
+    pub fn stored_games(&self) -> Result<Vec<StoredGame>, Error> {
+        let rows = self
+            .client()
+            .query(
+                "SELECT hash, source, white, black, result, date, plies, rows, learned_at, start,
+                     moves FROM games ORDER BY id",
+                &[],
+            )
+            .map_err(self.e())?;
+        Ok(rows
+            .iter()
+            .map(|r| StoredGame {
+                hash: r.get(0),
+                source: r.get(1),
+                white: r.get(2),
+                black: r.get(3),
+                result: r.get(4),
+                date: r.get(5),
+                plies: r.get(6),
+                rows: r.get(7),
+                learned_at: r.get(8),
+                start: r.get(9),
+                moves: r.get(10),
+            })
+            .collect())
+    }
+
+    /// `VACUUM FULL` of the store's tables (rewritten without dead rows); their size before
+    /// (`before`, from `stats`) and after.
+    pub fn vacuum(&self, before: u64) -> Result<(u64, u64), Error> {
+        self.client()
+            .batch_execute("VACUUM FULL white_moves, black_moves, games, search_memory, meta")
+            .map_err(self.e())?;
+        Ok((before, self.stats()?.file_bytes))
+    }
+}
+
+fn memory_entry(r: &postgres::Row) -> Remembered {
+    Remembered {
+        key: r.get::<_, i64>(0) as u64,
+        mv: r.get::<_, i32>(1) as u16,
+        score: r.get(2),
+        depth: r.get(3),
+        learned: r.get(4),
+    }
+}
+
+/// The tables of a new store, with the advisory lock that keeps two workers from creating
+/// them at once (the second finds them made).
+fn create(client: &mut Client) -> Result<(), postgres::Error> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SETUP_LOCK])?;
+    let moves = |t: &str| {
+        format!(
+            "CREATE SEQUENCE IF NOT EXISTS {t}_id;
+             CREATE TABLE IF NOT EXISTS {t} (
+                 parent BYTEA NOT NULL, mv TEXT COLLATE \"C\" NOT NULL,
+                 id BIGINT NOT NULL DEFAULT nextval('{t}_id'), child BYTEA NOT NULL,
+                 white_wins BIGINT NOT NULL DEFAULT 0, black_wins BIGINT NOT NULL DEFAULT 0,
+                 draws BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (parent, mv));"
+        )
+    };
+    tx.batch_execute(&format!(
+        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO meta (key, value) VALUES ('application', '{APPLICATION}')
+             ON CONFLICT (key) DO NOTHING;
+         INSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}')
+             ON CONFLICT (key) DO NOTHING;
+         CREATE TABLE IF NOT EXISTS games (
+             id BIGSERIAL PRIMARY KEY, hash BYTEA NOT NULL UNIQUE, source TEXT NOT NULL,
+             white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
+             plies BIGINT NOT NULL, rows BIGINT NOT NULL, learned_at BIGINT NOT NULL,
+             start TEXT, moves TEXT);
+         {} {}
+         CREATE TABLE IF NOT EXISTS search_memory (
+             key BIGINT PRIMARY KEY, mv INTEGER NOT NULL, score INTEGER NOT NULL,
+             depth INTEGER NOT NULL, learned INTEGER NOT NULL DEFAULT 0,
+             updates BIGINT NOT NULL DEFAULT 0);",
+        moves("white_moves"),
+        moves("black_moves")
+    ))?;
+    tx.commit()
+}
+
+/// A write transaction on the server.
+struct PgTx<'a, 'c> {
+    tx: postgres::Transaction<'c>,
+    path: &'a Path,
+}
+
+impl PgTx<'_, '_> {
+    fn e(&self) -> impl Fn(postgres::Error) -> Error + '_ {
+        |err| server_error(self.path, err)
+    }
+}
+
+impl Tx for PgTx<'_, '_> {
+    fn insert_games(&mut self, games: &[StoredGame]) -> Result<Vec<bool>, Error> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
+        let col = |f: fn(&StoredGame) -> String| games.iter().map(f).collect::<Vec<String>>();
+        let hashes: Vec<&[u8]> = games.iter().map(|g| &g.hash[..]).collect();
+        let plies: Vec<i64> = games.iter().map(|g| g.plies).collect();
+        let rows: Vec<i64> = games.iter().map(|g| g.rows).collect();
+        let at: Vec<Option<i64>> = games.iter().map(|g| g.learned_at).collect();
+        let start: Vec<Option<&str>> = games.iter().map(|g| g.start.as_deref()).collect();
+        let moves: Vec<Option<&str>> = games.iter().map(|g| g.moves.as_deref()).collect();
+        let inserted = self
+            .tx
+            .query(
+                "INSERT INTO games (hash, source, white, black, result, date, plies, rows,
+                     learned_at, start, moves)
+                 SELECT h, s, w, b, r, d, p, n, coalesce(l, extract(epoch from now())::bigint),
+                     st, mv
+                 FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[],
+                     $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::text[])
+                     WITH ORDINALITY AS u(h, s, w, b, r, d, p, n, l, st, mv, i)
+                 ORDER BY i
+                 ON CONFLICT (hash) DO NOTHING RETURNING hash",
+                &[
+                    &hashes,
+                    &col(|g| g.source.clone()),
+                    &col(|g| g.white.clone()),
+                    &col(|g| g.black.clone()),
+                    &col(|g| g.result.clone()),
+                    &col(|g| g.date.clone()),
+                    &plies,
+                    &rows,
+                    &at,
+                    &start,
+                    &moves,
+                ],
+            )
+            .map_err(self.e())?;
+        let mut new: std::collections::HashSet<Vec<u8>> =
+            inserted.iter().map(|r| r.get::<_, Vec<u8>>(0)).collect();
+        Ok(games.iter().map(|g| new.remove(&g.hash)).collect())
+    }
+
+    fn add_counts(&mut self, rows: &[CountRow]) -> Result<(), Error> {
+        for mover in [Color::White, Color::Black] {
+            let mine: Vec<&CountRow> = rows.iter().filter(|r| r.mover == mover).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let t = table(mover);
+            let parents: Vec<&[u8]> = mine.iter().map(|r| &r.parent[..]).collect();
+            let mvs: Vec<&str> = mine.iter().map(|r| r.mv.as_str()).collect();
+            let children: Vec<&[u8]> = mine.iter().map(|r| &r.child[..]).collect();
+            let n = |i: usize| mine.iter().map(|r| r.counts[i]).collect::<Vec<i64>>();
+            self.tx
+                .execute(
+                    &format!(
+                        "INSERT INTO {t} (parent, mv, child, white_wins, black_wins, draws)
+                         SELECT p, m, c, w, b, d FROM unnest($1::bytea[], $2::text[],
+                             $3::bytea[], $4::int8[], $5::int8[], $6::int8[])
+                             WITH ORDINALITY AS u(p, m, c, w, b, d, i)
+                         ORDER BY i
+                         ON CONFLICT (parent, mv) DO UPDATE SET
+                           white_wins = {t}.white_wins + excluded.white_wins,
+                           black_wins = {t}.black_wins + excluded.black_wins,
+                           draws = {t}.draws + excluded.draws"
+                    ),
+                    &[&parents, &mvs, &children, &n(0), &n(1), &n(2)],
+                )
+                .map_err(self.e())?;
+        }
+        Ok(())
+    }
+
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(String, String)>, Error> {
+        let row = self
+            .tx
+            .query_opt("SELECT start, moves FROM games WHERE hash = $1", &[&hash])
+            .map_err(self.e())?;
+        Ok(row.and_then(|r| {
+            let start: Option<String> = r.get(0);
+            let moves: Option<String> = r.get(1);
+            Some((start?, moves?))
+        }))
+    }
+
+    fn remember(&mut self, found: &[Remembered]) -> Result<(), Error> {
+        if found.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<i64> = found.iter().map(|f| f.key as i64).collect();
+        let mvs: Vec<i32> = found.iter().map(|f| i32::from(f.mv)).collect();
+        let scores: Vec<i32> = found.iter().map(|f| f.score).collect();
+        let depths: Vec<i32> = found.iter().map(|f| f.depth).collect();
+        self.tx
+            .execute(
+                "INSERT INTO search_memory (key, mv, score, depth)
+                 SELECT k, m, s, d FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[])
+                     WITH ORDINALITY AS u(k, m, s, d, i)
+                 ORDER BY i
+                 ON CONFLICT (key) DO UPDATE SET
+                   mv = excluded.mv, score = excluded.score, depth = excluded.depth
+                 WHERE excluded.depth >= search_memory.depth",
+                &[&keys, &mvs, &scores, &depths],
+            )
+            .map(|_| ())
+            .map_err(self.e())
+    }
+
+    fn memory_of(&mut self, key: u64) -> Result<Option<Remembered>, Error> {
+        self.tx
+            .query_opt(
+                "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = $1",
+                &[&(key as i64)],
+            )
+            .map(|r| r.as_ref().map(memory_entry))
+            .map_err(self.e())
+    }
+
+    fn set_learned(&mut self, key: u64, learned: i32) -> Result<(), Error> {
+        self.tx
+            .execute(
+                "UPDATE search_memory SET learned = $2, updates = updates + 1 WHERE key = $1",
+                &[&(key as i64), &learned],
+            )
+            .map(|_| ())
+            .map_err(self.e())
+    }
+
+    fn merge_memory(&mut self, rows: &[MemoryRow]) -> Result<(), Error> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<i64> = rows.iter().map(|m| m.entry.key as i64).collect();
+        let mvs: Vec<i32> = rows.iter().map(|m| i32::from(m.entry.mv)).collect();
+        let scores: Vec<i32> = rows.iter().map(|m| m.entry.score).collect();
+        let depths: Vec<i32> = rows.iter().map(|m| m.entry.depth).collect();
+        let learned: Vec<i32> = rows.iter().map(|m| m.entry.learned).collect();
+        let updates: Vec<i64> = rows.iter().map(|m| m.updates).collect();
+        self.tx
+            .execute(
+                "INSERT INTO search_memory AS t (key, mv, score, depth, learned, updates)
+                 SELECT k, m, s, d, l, n FROM unnest($1::int8[], $2::int4[], $3::int4[],
+                     $4::int4[], $5::int4[], $6::int8[]) WITH ORDINALITY AS u(k, m, s, d, l, n, i)
+                 ORDER BY i
+                 ON CONFLICT (key) DO UPDATE SET
+                   mv = CASE WHEN excluded.depth > t.depth THEN excluded.mv ELSE t.mv END,
+                   score = CASE WHEN excluded.depth > t.depth THEN excluded.score ELSE t.score END,
+                   learned = CASE WHEN excluded.updates > t.updates THEN excluded.learned
+                             ELSE t.learned END,
+                   updates = greatest(t.updates, excluded.updates),
+                   depth = greatest(t.depth, excluded.depth)",
+                &[&keys, &mvs, &scores, &depths, &learned, &updates],
+            )
+            .map(|_| ())
+            .map_err(self.e())
+    }
+
+    fn rows_below(
+        &mut self,
+        mover: Color,
+        min_games: u64,
+    ) -> Result<Vec<(Vec<u8>, String, [i64; 3])>, Error> {
+        let rows = self
+            .tx
+            .query(
+                &format!(
+                    "SELECT parent, mv, white_wins, black_wins, draws FROM {}
+                     WHERE white_wins + black_wins + draws < $1",
+                    table(mover)
+                ),
+                &[&(min_games as i64)],
+            )
+            .map_err(self.e())?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), [r.get(2), r.get(3), r.get(4)]))
+            .collect())
+    }
+
+    fn row_count(&mut self, mover: Color) -> Result<u64, Error> {
+        self.tx
+            .query_one(&format!("SELECT count(*) FROM {}", table(mover)), &[])
+            .map(|r| r.get::<_, i64>(0) as u64)
+            .map_err(self.e())
+    }
+
+    fn delete_row(&mut self, mover: Color, parent: &[u8], mv: &str) -> Result<(), Error> {
+        self.tx
+            .execute(
+                &format!(
+                    "DELETE FROM {} WHERE parent = $1 AND mv = $2",
+                    table(mover)
+                ),
+                &[&parent, &mv],
+            )
+            .map(|_| ())
+            .map_err(self.e())
+    }
+
+    fn add_pruned(&mut self, counts: [i64; 3]) -> Result<(), Error> {
+        for (key, n) in PRUNED_KEYS.iter().zip(counts) {
+            self.tx
+                .execute(
+                    "INSERT INTO meta AS t (key, value) VALUES ($1, $2::bigint::text)
+                     ON CONFLICT (key) DO UPDATE SET
+                       value = (t.value::bigint + excluded.value::bigint)::text",
+                    &[key, &n],
+                )
+                .map_err(self.e())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_never_reach_a_message() {
+        assert_eq!(
+            redact("postgresql://deepred:s3cret@db.example:5433/exp"),
+            "postgresql://deepred:***@db.example:5433/exp"
+        );
+        assert_eq!(
+            redact("postgres://u@h/db?sslmode=disable&password=x&user=u"),
+            "postgres://u@h/db?sslmode=disable&password=***&user=u"
+        );
+        assert_eq!(redact("postgresql://h/db"), "postgresql://h/db");
+        assert_eq!(
+            redact("postgresql://a:b:c@h"),
+            "postgresql://a:***@h"
+        );
+    }
+}
