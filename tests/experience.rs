@@ -1,5 +1,6 @@
 //! The experience store under import: exact counts, re-import, a SIGKILL in the middle of an
-//! import, and two processes importing at once.
+//! import, and two processes importing at once, each against both backends: an SQLite file and
+//! a database on a real PostgreSQL server (tests/common/pg.rs).
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -22,6 +23,40 @@ fn games(name: &str) -> PathBuf {
 
 const TCEC: &str = "TCEC_Season_13_-_Superfinal_nocomments.pgn";
 const ALPHAZERO: &str = "alphazero_vs_stockfish_all.pgn";
+
+/// A database on the test PostgreSQL server (`None` where it is not installed).
+fn server_db(name: &str) -> Option<PathBuf> {
+    common::pg::server().map(|s| PathBuf::from(s.new_db(name)))
+}
+
+fn is_url(db: &Path) -> bool {
+    db.to_str().is_some_and(|s| s.starts_with("postgresql://"))
+}
+
+/// Empties a test store (deletes the file, or recreates the server database).
+fn reset(db: &Path) {
+    if is_url(db) {
+        common::pg::server().unwrap().reset(db.to_str().unwrap());
+    } else {
+        let _ = std::fs::remove_file(db);
+    }
+}
+
+/// Whether a store exists there yet.
+fn exists(db: &Path) -> bool {
+    if is_url(db) {
+        Store::open_read_only(db).is_ok()
+    } else {
+        db.exists()
+    }
+}
+
+/// Deletes a test store's directory (SQLite; a server database goes with the server).
+fn remove(db: &Path) {
+    if !is_url(db) {
+        let _ = std::fs::remove_dir_all(db.parent().unwrap());
+    }
+}
 
 fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("deepred-exp-{}-{name}", std::process::id()));
@@ -142,7 +177,17 @@ fn store_counts(db: &Path) -> HashMap<(String, String), (u64, u64, u64)> {
 
 #[test]
 fn import_counts_equal_an_independent_count_and_reimport_changes_nothing() {
-    let db = temp_db("count");
+    import_counts(&temp_db("count"));
+}
+
+#[test]
+fn postgres_import_counts_equal_an_independent_count_and_reimport_changes_nothing() {
+    if let Some(db) = server_db("count") {
+        import_counts(&db);
+    }
+}
+
+fn import_counts(db: &Path) {
     let files = [TCEC, ALPHAZERO];
     let mut args = vec!["import", "--db", db.to_str().unwrap()];
     let paths: Vec<String> = files
@@ -205,8 +250,8 @@ fn import_counts_equal_an_independent_count_and_reimport_changes_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    assert_eq!(before, store_counts(&db));
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+    assert_eq!(before, store_counts(db));
+    remove(db);
 }
 
 fn consistent(db: &Path) -> u64 {
@@ -221,8 +266,26 @@ fn consistent(db: &Path) -> u64 {
 #[cfg(unix)]
 #[test]
 fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
+    sigkill_mid_import(&temp_db("killed"));
+}
+
+#[cfg(unix)]
+#[test]
+fn postgres_sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
+    if let Some(db) = server_db("killed") {
+        sigkill_mid_import(&db);
+    }
+}
+
+#[cfg(unix)]
+fn sigkill_mid_import(db: &Path) {
     let all = games("sf15-selfplay-6k-nodes_first200.pgn");
-    let reference = temp_db("reference");
+    // The reference on the same backend: its import time sets when to kill.
+    let reference = if is_url(db) {
+        server_db("reference").unwrap()
+    } else {
+        temp_db("reference")
+    };
     let t0 = std::time::Instant::now();
     let out = deepred(&[
         "import",
@@ -237,12 +300,11 @@ fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
     let expected = consistent(&reference);
     let expected_counts = store_counts(&reference);
 
-    let db = temp_db("killed");
     let mut killed_partway = false;
     // Kill at several points of a full import's duration (the machine's speed varies).
     for percent in [50u64, 65, 80, 35, 90, 20] {
         let delay_ms = full * percent / 100;
-        let _ = std::fs::remove_file(&db);
+        reset(db);
         let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
             .args([
                 "import",
@@ -259,10 +321,10 @@ fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        if !db.exists() {
+        if !exists(db) {
             continue;
         }
-        let n = consistent(&db);
+        let n = consistent(db);
         if n > 0 && n < expected {
             killed_partway = true;
             break;
@@ -273,19 +335,30 @@ fn sigkill_mid_import_loses_nothing_and_resume_imports_the_rest_once() {
         "the import was never interrupted part-way; the test did not test anything"
     );
     // Resume.
-    let out = import(db.as_path(), all.as_path());
+    let out = import(db, all.as_path());
     assert!(out.status.success());
-    assert_eq!(consistent(&db), expected);
-    assert_eq!(store_counts(&db), expected_counts);
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
-    let _ = std::fs::remove_dir_all(reference.parent().unwrap());
+    assert_eq!(consistent(db), expected);
+    assert_eq!(store_counts(db), expected_counts);
+    remove(db);
+    remove(&reference);
 }
 
 #[test]
 fn two_processes_import_into_one_store() {
+    two_processes_import(&temp_db("concurrent"));
+}
+
+#[test]
+fn postgres_two_processes_import_into_one_store() {
+    if let Some(db) = server_db("concurrent") {
+        two_processes_import(&db);
+    }
+}
+
+fn two_processes_import(db: &Path) {
     let a = games("Korchnoi_first500.pgn");
     let b = games("Nakamura_first500.pgn");
-    let reference = temp_db("seq");
+    let reference = temp_db(&format!("seq-{}", is_url(db)));
     assert!(
         deepred(&[
             "import",
@@ -297,7 +370,6 @@ fn two_processes_import_into_one_store() {
         .status
         .success()
     );
-    let db = temp_db("concurrent");
     let spawn = |f: &Path| {
         Command::new(env!("CARGO_BIN_EXE_deepred"))
             .args([
@@ -325,10 +397,10 @@ fn two_processes_import_into_one_store() {
         "{}",
         String::from_utf8_lossy(&rb.stderr)
     );
-    assert_eq!(consistent(&db), consistent(&reference));
-    assert_eq!(store_counts(&db), store_counts(&reference));
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
-    let _ = std::fs::remove_dir_all(reference.parent().unwrap());
+    assert_eq!(consistent(db), consistent(&reference));
+    assert_eq!(store_counts(db), store_counts(&reference));
+    remove(db);
+    remove(&reference);
 }
 
 #[test]
@@ -478,8 +550,18 @@ fn a_version_1_store_is_migrated_with_its_rows_and_ids() {
             |r| r.get(0),
         )
         .unwrap();
-    // Migrated step by step to the newest version: 2 (WITHOUT ROWID) and 3 (search memory).
-    assert_eq!(version, "3");
+    // Migrated step by step to the newest version: 2 (WITHOUT ROWID), 3 (search memory) and 4
+    // (games' moves: unknown for the games learned before, kept for those learned since).
+    assert_eq!(version, "4");
+    let (without, with): (i64, i64) = c
+        .query_row(
+            "SELECT count(*) FILTER (WHERE moves IS NULL), count(*) FILTER (WHERE moves IS NOT NULL) FROM games",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(without, 0);
+    assert!(with > 0);
     let memory: i64 = c
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name = 'search_memory'",

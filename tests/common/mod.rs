@@ -155,3 +155,4 @@ pub fn data(rel: &str) -> std::path::PathBuf {
     assert!(p.exists(), "missing test data {}", p.display());
     p
 }
+pub mod pg;
