@@ -456,8 +456,13 @@ pub enum ExperienceCmd {
     /// remembers of it.
     Show(ShowArgs),
     /// The store as an opening book: a Polyglot book (--polyglot, for Cute Chess, fastchess,
-    /// python-chess...) and/or an EPD list of the known positions with their best move (--epd).
+    /// python-chess...), an EPD list of the known positions with their best move (--epd), and/or
+    /// the learned games as PGN (--pgn).
     Export(ExportArgs),
+    /// Add the experience of other stores (SQLite files or PostgreSQL URLs) to --into (created
+    /// if missing): counts add up, a game known to several is counted once (content hashes),
+    /// search memory merged (the deeper search wins). One transaction per source.
+    Merge(MergeArgs),
     /// Drop the move rows seen in fewer than --min-games games beyond the first --keep-plies
     /// plies of the store's games (one transaction), with the rows and size before and after.
     Prune(PruneArgs),
@@ -482,6 +487,16 @@ pub struct PruneArgs {
 }
 
 #[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The stores to merge (files or postgresql:// URLs).
+    #[arg(required = true, num_args = 1..)]
+    pub sources: Vec<std::path::PathBuf>,
+    /// The store that receives them (a file or a postgresql:// URL).
+    #[arg(long)]
+    pub into: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
 pub struct ExportArgs {
     /// Write a Polyglot book here.
     #[arg(long)]
@@ -489,6 +504,10 @@ pub struct ExportArgs {
     /// Write the known positions as EPD here (bm: the best known move).
     #[arg(long)]
     pub epd: Option<std::path::PathBuf>,
+    /// Write the learned games as PGN here (the games whose moves the store kept: those
+    /// learned since schema version 4).
+    #[arg(long)]
+    pub pgn: Option<std::path::PathBuf>,
     /// Games a move needs to enter the book.
     #[arg(long, default_value_t = 1)]
     pub min_games: u64,

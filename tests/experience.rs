@@ -236,14 +236,14 @@ fn import_counts(db: &Path) {
             }
         }
     }
-    let stored = store_counts(&db);
+    let stored = store_counts(db);
     assert_eq!(stored.len(), counter.counts.len());
     for (k, v) in &counter.counts {
         assert_eq!(stored.get(k), Some(v), "{k:?}");
     }
 
     // Importing again changes nothing.
-    let before = store_counts(&db);
+    let before = store_counts(db);
     let out = deepred(&args);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains(" 0 learned"),
@@ -601,4 +601,264 @@ fn a_version_1_store_is_migrated_with_its_rows_and_ids() {
         assert!(min >= 1);
     }
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+/// `deepred ARGS`, which must succeed; its stdout.
+fn ok(args: &[&str]) -> String {
+    let out = deepred(args);
+    assert!(
+        out.status.success(),
+        "deepred {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Merging stores of either backend into either backend equals importing the union of their
+/// games; a game known to two sources is counted once; merging again changes nothing.
+fn merge_equals_import_of_the_union(a: &Path, b: &Path, into: &Path) {
+    let (k, t, z) = (
+        games("Korchnoi_first500.pgn"),
+        games(TCEC),
+        games(ALPHAZERO),
+    );
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    ok(&["import", "--db", &s(a), &s(&k), &s(&t)]);
+    ok(&["import", "--db", &s(b), &s(&t), &s(&z)]);
+    let union = temp_db(&format!("union-{}-{}", is_url(a), is_url(into)));
+    ok(&["import", "--db", &s(&union), &s(&k), &s(&t), &s(&z)]);
+    let out = ok(&["experience", "merge", &s(a), &s(b), "--into", &s(into)]);
+    assert!(!out.contains(PASSWORD_IN_TESTS), "{out}");
+    assert_eq!(consistent(into), consistent(&union));
+    assert_eq!(store_counts(into), store_counts(&union));
+    // Again: every game is known, nothing changes.
+    ok(&["experience", "merge", &s(b), &s(a), "--into", &s(into)]);
+    assert_eq!(store_counts(into), store_counts(&union));
+    assert_eq!(consistent(into), consistent(&union));
+    remove(&union);
+}
+
+const PASSWORD_IN_TESTS: &str = common::pg::PASSWORD;
+
+#[test]
+fn merge_sqlite_stores_equals_import_of_the_union() {
+    merge_equals_import_of_the_union(&temp_db("ma"), &temp_db("mb"), &temp_db("mc"));
+}
+
+#[test]
+fn postgres_merge_across_backends_equals_import_of_the_union() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    // SQLite + server into a new server database, and server + SQLite into a new file.
+    let a = temp_db("xa");
+    let b = PathBuf::from(server.new_db("xb"));
+    merge_equals_import_of_the_union(&a, &b, &PathBuf::from(server.new_db("xc")));
+    let (a2, b2) = (PathBuf::from(server.new_db("ya")), temp_db("yb"));
+    merge_equals_import_of_the_union(&a2, &b2, &temp_db("yc"));
+}
+
+#[test]
+fn merge_refuses_shared_games_whose_moves_neither_store_kept() {
+    // Two stores that both learned the same game before schema 4 (no moves kept): the merge
+    // cannot count it once, so it writes nothing and says why.
+    let (a, b) = (temp_db("old-a"), temp_db("old-b"));
+    let t = games(TCEC);
+    for db in [&a, &b] {
+        ok(&["import", "--db", db.to_str().unwrap(), t.to_str().unwrap()]);
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .execute_batch("UPDATE games SET start = NULL, moves = NULL")
+            .unwrap();
+    }
+    let before = store_counts(&a);
+    let out = deepred(&[
+        "experience",
+        "merge",
+        b.to_str().unwrap(),
+        "--into",
+        a.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("neither kept its moves"), "{err}");
+    assert_eq!(store_counts(&a), before);
+    remove(&a);
+    remove(&b);
+}
+
+/// `export --pgn` writes the learned games; importing them into a new store gives the same
+/// store.
+fn pgn_export_round_trip(db: &Path) {
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    ok(&[
+        "import",
+        "--db",
+        &s(db),
+        &s(&games(TCEC)),
+        &s(&games(ALPHAZERO)),
+    ]);
+    let dir = temp_db(&format!("pgn-out-{}", is_url(db)));
+    let pgn = dir.with_file_name("games.pgn");
+    let out = ok(&["experience", "export", "--db", &s(db), "--pgn", &s(&pgn)]);
+    let n = consistent(db);
+    assert!(out.contains(&format!("{n} games (0 ")), "{out}");
+    let again = temp_db(&format!("pgn-again-{}", is_url(db)));
+    ok(&["import", "--db", &s(&again), &s(&pgn)]);
+    assert_eq!(consistent(&again), n);
+    assert_eq!(store_counts(&again), store_counts(db));
+    remove(&dir);
+    remove(&again);
+    remove(db);
+}
+
+#[test]
+fn pgn_export_round_trips() {
+    pgn_export_round_trip(&temp_db("export-pgn"));
+}
+
+#[test]
+fn postgres_pgn_export_round_trips() {
+    if let Some(db) = server_db("export_pgn") {
+        pgn_export_round_trip(&db);
+    }
+}
+
+/// Four self-play processes learning into one server at once: every game they played is in
+/// the store once (two of them play the same seeded games), and the counts equal an import of
+/// all their PGN files.
+#[test]
+fn postgres_four_selfplay_workers_lose_no_game_and_count_none_twice() {
+    let Some(db) = server_db("workers") else {
+        return;
+    };
+    let dir = temp_db("workers");
+    let book = common::data("books/noob_3moves_200.epd");
+    let pgns: Vec<PathBuf> = (0..4)
+        .map(|i| dir.with_file_name(format!("w{i}.pgn")))
+        .collect();
+    let outputs: Vec<std::process::Output> = std::thread::scope(|sc| {
+        let handles: Vec<_> = pgns
+            .iter()
+            .enumerate()
+            .map(|(i, pgn)| {
+                let db = db.clone();
+                let book = book.clone();
+                sc.spawn(move || {
+                    // Workers 0 and 1 share a seed: the same openings.
+                    let seed = [1, 1, 2, 3][i].to_string();
+                    Command::new(env!("CARGO_BIN_EXE_deepred"))
+                        .args([
+                            "selfplay",
+                            "--games",
+                            "3",
+                            "--nodes",
+                            "1500",
+                            "--book",
+                            book.to_str().unwrap(),
+                            "--seed",
+                            &seed,
+                            "--db",
+                            db.to_str().unwrap(),
+                            "--pgn",
+                            pgn.to_str().unwrap(),
+                        ])
+                        .output()
+                        .unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for o in &outputs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let reference = temp_db("workers-reference");
+    let mut args = vec!["import", "--db", reference.to_str().unwrap()];
+    args.extend(pgns.iter().map(|p| p.to_str().unwrap()));
+    ok(&args);
+    // Distinct games over the four files (by moves and result).
+    let mut distinct = std::collections::HashSet::new();
+    for p in &pgns {
+        for g in deepred::chess::pgn::read_games(std::fs::File::open(p).unwrap()) {
+            let g = g.unwrap();
+            distinct.insert((format!("{:?}", g.start), format!("{:?}", g.moves), g.result));
+        }
+    }
+    assert_eq!(distinct.len() as u64, consistent(&reference));
+    assert_eq!(consistent(&db), consistent(&reference));
+    assert_eq!(store_counts(&db), store_counts(&reference));
+    let store = Store::open_read_only(&db).unwrap();
+    assert!(store.memory_count().unwrap() > 0);
+    remove(&dir);
+    remove(&reference);
+}
+
+/// What a user gets wrong about a server: each is a clear message naming the URL without its
+/// password, and nothing of an existing store is lost.
+#[test]
+fn postgres_bad_servers_are_clear_errors() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    let pgn = games(TCEC);
+    let fails_with = |db: &str, want: &str| {
+        for args in [
+            vec!["import", "--db", db, pgn.to_str().unwrap()],
+            vec!["experience", "stats", "--db", db],
+        ] {
+            let out = deepred(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{args:?}");
+            assert!(err.contains(want), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+            assert!(!err.contains(PASSWORD_IN_TESTS), "{err}");
+        }
+    };
+    // Nothing listens on port 1.
+    fails_with(
+        &format!("postgresql://deepred:{PASSWORD_IN_TESTS}@127.0.0.1:1/x"),
+        "cannot connect",
+    );
+    fails_with(
+        &format!("postgresql://deepred:{PASSWORD_IN_TESTS}@127.0.0.1:1/x"),
+        "deepred:***@127.0.0.1:1/x",
+    );
+    let good = server.new_db("creds");
+    let wrong = good.replace(PASSWORD_IN_TESTS, "not-the-password");
+    let out = deepred(&["import", "--db", &wrong, pgn.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("refused the user or password"), "{err}");
+    assert!(!err.contains("not-the-password"), "{err}");
+    // A database that does not exist on the server.
+    let missing = good.replace("/t", "/nonexistent_t");
+    fails_with(&missing, "does not exist");
+    fails_with("postgresql://deepred@127.0.0.1:notaport/db", "not valid");
+    // A database of another application: refused, left alone.
+    let foreign = server.new_db("foreign");
+    server.sql(
+        &foreign,
+        "CREATE TABLE customers (id INTEGER); INSERT INTO customers VALUES (7)",
+    );
+    fails_with(&foreign, "another application");
+    let mut c = postgres::Client::connect(&foreign, postgres::NoTls).unwrap();
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM customers", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 1);
+    // A store of a newer Deep Red: refused, its games kept.
+    ok(&["import", "--db", &good, pgn.to_str().unwrap()]);
+    let games_before = consistent(Path::new(&good));
+    server.sql(
+        &good,
+        "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+    );
+    fails_with(&good, "newer than this Deep Red");
+    server.sql(
+        &good,
+        "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
+    );
+    assert_eq!(consistent(Path::new(&good)), games_before);
 }

@@ -14,7 +14,8 @@ use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
 use crate::cli::{
-    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, PruneArgs, ShowArgs, StatsArgs, VacuumArgs,
+    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, MergeArgs, PruneArgs, ShowArgs, StatsArgs,
+    VacuumArgs,
 };
 
 pub fn import(a: ImportArgs) -> ExitCode {
@@ -50,6 +51,7 @@ pub fn experience(what: ExperienceCmd) -> ExitCode {
         ExperienceCmd::Show(a) => show(a),
         ExperienceCmd::Coverage(a) => coverage(a),
         ExperienceCmd::Export(a) => export(a),
+        ExperienceCmd::Merge(a) => merge(a),
         ExperienceCmd::Prune(a) => prune(a),
         ExperienceCmd::Vacuum(a) => vacuum(a),
     }
@@ -125,7 +127,7 @@ fn stats(a: StatsArgs) -> ExitCode {
     };
     match store.stats() {
         Ok(s) => {
-            println!("file: {}", a.db.display());
+            println!("store: {}", store.path().display());
             println!("games: {}", s.games);
             println!("white_moves rows: {}", s.white_rows);
             println!("black_moves rows: {}", s.black_rows);
@@ -200,13 +202,27 @@ fn show(a: ShowArgs) -> ExitCode {
 /// `experience export`: the Polyglot book and/or the EPD of the known positions.
 fn export(a: ExportArgs) -> ExitCode {
     use deepred::experience::polyglot::{book_entries, write_epd, write_polyglot};
-    if a.polyglot.is_none() && a.epd.is_none() {
-        return fail("experience export: say what to write (--polyglot FILE and/or --epd FILE)");
+    if a.polyglot.is_none() && a.epd.is_none() && a.pgn.is_none() {
+        return fail(
+            "experience export: say what to write (--polyglot FILE, --epd FILE and/or --pgn FILE)",
+        );
     }
     let store = match Store::open_read_only(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    if let Some(p) = &a.pgn {
+        match export_pgn(&store, p) {
+            Ok((written, without)) => println!(
+                "{}: {written} games ({without} learned before the store kept moves left out)",
+                p.display()
+            ),
+            Err(e) => return fail(e),
+        }
+        if a.polyglot.is_none() && a.epd.is_none() {
+            return ExitCode::SUCCESS;
+        }
+    }
     let (entries, positions) = match book_entries(&store, a.min_games, a.max_ply) {
         Ok(b) => b,
         Err(e) => return fail(e),
@@ -233,6 +249,75 @@ fn export(a: ExportArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The learned games as PGN; (games written, games without kept moves).
+fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String> {
+    use deepred::chess::pgn::write_pgn;
+    use deepred::experience::store::record_of;
+    let games = store.stored_games().map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    let (mut written, mut without) = (0, 0);
+    for g in &games {
+        let Some(r) = record_of(store.path(), g).map_err(|e| e.to_string())? else {
+            without += 1;
+            continue;
+        };
+        let tags = [
+            ("Event", r.source.clone()),
+            ("Date", r.date.clone()),
+            ("White", r.white.clone()),
+            ("Black", r.black.clone()),
+        ];
+        text.push_str(&write_pgn(&r.start, &r.moves, Some(r.result), &tags));
+        written += 1;
+    }
+    std::fs::write(out, text).map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+    Ok((written, without))
+}
+
+/// `experience merge`: each source added to --into in its own transaction.
+fn merge(a: MergeArgs) -> ExitCode {
+    let mut into = match Store::open(&a.into) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    for src in &a.sources {
+        let source = match Store::open_read_only(src) {
+            Ok(s) => s,
+            Err(e) => return fail(e),
+        };
+        if source.path() == into.path() {
+            return fail(format!(
+                "experience merge: '{}' is also --into; nothing merged from it",
+                source.path().display()
+            ));
+        }
+        match into.merge_from(&source) {
+            Ok(m) => println!(
+                "{} -> {}: {} games ({} new), {} move rows added, {} search memory rows",
+                source.path().display(),
+                into.path().display(),
+                m.games,
+                m.new_games,
+                m.rows,
+                m.memory_rows
+            ),
+            Err(e) => return fail(e),
+        }
+    }
+    match into.stats() {
+        Ok(s) => {
+            println!(
+                "{}: {} games, {} move rows",
+                into.path().display(),
+                s.games,
+                s.white_rows + s.black_rows
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
 /// `experience prune`: rare rows beyond the first plies go, in one transaction.
 fn prune(a: PruneArgs) -> ExitCode {
     let mut store = match Store::open(&a.db) {
@@ -248,7 +333,7 @@ fn prune(a: PruneArgs) -> ExitCode {
         Ok(r) => {
             println!(
                 "{}: {} of {} move rows removed (fewer than {} games, beyond ply {}; {} positions within it kept whole); {} rows left",
-                a.db.display(),
+                store.path().display(),
                 r.rows_removed,
                 r.rows_before,
                 a.min_games,
@@ -274,7 +359,10 @@ fn vacuum(a: VacuumArgs) -> ExitCode {
     };
     match store.vacuum() {
         Ok((before, after)) => {
-            println!("{}: {before} bytes before, {after} after", a.db.display());
+            println!(
+                "{}: {before} bytes before, {after} after",
+                store.path().display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

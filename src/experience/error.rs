@@ -57,15 +57,14 @@ pub enum Error {
     #[error("experience store '{}': a stored game does not replay ({detail})", path.display())]
     CorruptGame { path: PathBuf, detail: String },
     #[error(
-        "cannot merge '{}' into '{}': both know the game {white} - {black} ({date}), and neither kept its moves (learned before schema version 4), so its counts cannot be taken off once; nothing was written. Re-import that game's PGN into a fresh store instead",
+        "cannot merge '{}' into '{}': both know the game {game}, and neither kept its moves (learned before schema version 4), so its counts cannot be taken off once; nothing was written. Re-import that game's PGN into a fresh store instead",
         from.display(), into.display()
     )]
     MergeWithoutMoves {
         from: PathBuf,
         into: PathBuf,
-        white: String,
-        black: String,
-        date: String,
+        /// "White - Black (date)".
+        game: String,
     },
     /// The PostgreSQL server could not be reached or refused the connection.
     #[error("experience server '{}': cannot connect ({detail}); nothing was written", path.display())]

@@ -192,7 +192,7 @@ impl Learner {
             info_string(&format!(
                 "learned the game ({plies} plies, {}) into '{}'",
                 result.as_pgn(),
-                options.experience_file.display()
+                crate::experience::store::shown(&options.experience_file)
             ))
         }
     }

@@ -364,7 +364,7 @@ impl Options {
             applied.notes.push(format!(
                 "experience evaluator: {} known positions from '{}'",
                 e.positions(),
-                self.experience_file.display()
+                crate::experience::store::shown(&self.experience_file)
             ));
             self.evaluator = Evaluator::Scalar(e.clone());
             self.experience_eval = Some(e);

@@ -80,9 +80,7 @@ fn start() -> Option<Server> {
         if std::env::var("DEEPRED_REQUIRE_POSTGRES").as_deref() == Ok("1") {
             panic!("PostgreSQL's server programs (initdb) are not installed");
         }
-        eprintln!(
-            "PostgreSQL tests skipped: no initdb (apt-get install postgresql; .ci/run does)"
-        );
+        eprintln!("PostgreSQL tests skipped: no initdb (apt-get install postgresql; .ci/run does)");
         return None;
     };
     let dir = std::env::temp_dir().join(format!("deepred-pg-{}", std::process::id()));
@@ -95,7 +93,10 @@ fn start() -> Option<Server> {
             .status()
             .map(|s| s.success())
             .unwrap_or(false);
-        assert!(ok, "chown of the test cluster's directory to postgres failed");
+        assert!(
+            ok,
+            "chown of the test cluster's directory to postgres failed"
+        );
     }
     let d = dir.display();
     let b = bin.display();
@@ -112,7 +113,9 @@ fn start() -> Option<Server> {
     );
     let port = free_port();
     let test_pid = std::process::id();
-    // The server, and a watchdog that stops it once this test process is gone.
+    // The server, and a watchdog that stops it once this test process is gone (it outlives
+    // us on purpose: never waited for).
+    #[allow(clippy::zombie_processes)]
     as_server_user(&format!(
         "'{b}/postgres' -D '{d}/data' -p {port} -c listen_addresses=127.0.0.1 \
            -c unix_socket_directories='{d}' -c fsync=off -c max_connections=60 \
@@ -159,7 +162,10 @@ impl Server {
     /// A new empty database for one test; its URL.
     pub fn new_db(&self, name: &str) -> String {
         let n = NEXT_DB.fetch_add(1, Ordering::SeqCst);
-        let db = format!("t{n}_{}", name.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let db = format!(
+            "t{n}_{}",
+            name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
         let mut c = postgres::Client::connect(&self.url("postgres"), postgres::NoTls).unwrap();
         c.batch_execute(&format!("DROP DATABASE IF EXISTS {db}"))
             .unwrap();

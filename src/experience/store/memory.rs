@@ -53,14 +53,13 @@ impl Store {
     /// The remembered entry of the position with Zobrist key `key`.
     pub fn memory_of(&self, key: u64) -> Result<Option<Remembered>, Error> {
         let conn = sqlite_or!(self, pg => pg.memory_of(key));
-        conn
-            .query_row(
-                "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
-                [key as i64],
-                row,
-            )
-            .optional()
-            .map_err(|e| Error::sqlite(&self.path, e))
+        conn.query_row(
+            "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
+            [key as i64],
+            row,
+        )
+        .optional()
+        .map_err(|e| Error::sqlite(&self.path, e))
     }
 
     /// Learns a game's searches in one transaction: each found entry replaces the stored move,
@@ -78,12 +77,11 @@ impl Store {
 
     pub fn memory_count(&self) -> Result<u64, Error> {
         let conn = sqlite_or!(self, pg => pg.count("SELECT count(*) FROM search_memory"));
-        conn
-            .query_row("SELECT count(*) FROM search_memory", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map(|n| n as u64)
-            .map_err(|e| Error::sqlite(&self.path, e))
+        conn.query_row("SELECT count(*) FROM search_memory", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|n| n as u64)
+        .map_err(|e| Error::sqlite(&self.path, e))
     }
 }
 

@@ -42,8 +42,8 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
         path: store.to_path_buf(),
         detail: what,
     };
-    let result = GameResult::from_tag(&g.result)
-        .ok_or_else(|| corrupt(format!("result '{}'", g.result)))?;
+    let result =
+        GameResult::from_tag(&g.result).ok_or_else(|| corrupt(format!("result '{}'", g.result)))?;
     let start: Chess = parse_fen(start, false)
         .or_else(|_| parse_fen(start, true))
         .map_err(|e| corrupt(format!("start '{start}': {e}")))?;
@@ -173,9 +173,7 @@ impl Store {
                     return Err(Error::MergeWithoutMoves {
                         from: source_path.clone(),
                         into: target_path.clone(),
-                        white: g.white.clone(),
-                        black: g.black.clone(),
-                        date: g.date.clone(),
+                        game: format!("{} - {} ({})", g.white, g.black, g.date),
                     });
                 };
                 let counts = result_counts(record.result);

@@ -47,7 +47,7 @@ mod tx;
 mod write;
 
 pub use memory::GameSearches;
-pub use merge::Merged;
+pub use merge::{Merged, record_of};
 pub use prune::Pruned;
 pub use tx::StoredGame;
 
@@ -100,13 +100,21 @@ enum Backend {
     Postgres(Box<postgres::PgStore>),
 }
 
+/// `location` as messages show it: a file's path, or a server URL without its password.
+pub fn shown(location: &Path) -> String {
+    if is_server_url(location) {
+        postgres::redact(&location.to_string_lossy())
+    } else {
+        location.display().to_string()
+    }
+}
 
 /// Whether `location` names a PostgreSQL server (`postgresql://...` or `postgres://...`)
 /// rather than an SQLite file.
 pub fn is_server_url(location: &Path) -> bool {
-    location.to_str().is_some_and(|s| {
-        s.starts_with("postgresql://") || s.starts_with("postgres://")
-    })
+    location
+        .to_str()
+        .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
 }
 
 /// The DDL of a moves table (version 2).
@@ -330,8 +338,7 @@ impl Store {
     fn check_meta(&self) -> Result<i64, Error> {
         let conn = sqlite_or!(self, _pg => Ok(SCHEMA_VERSION));
         let get = |k: &str| -> Result<Option<String>, Error> {
-            conn
-                .query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0))
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0))
                 .optional()
                 .map_err(|e| Error::sqlite(&self.path, e))
         };

@@ -21,7 +21,7 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 use shakmaty::{Chess, Color, Position};
 
-use super::tx::{CountRow, MemoryRow, PRUNED_KEYS, StoredGame, Tx};
+use super::tx::{CountRow, CountedRow, MemoryRow, PRUNED_KEYS, StoredGame, Tx};
 use super::{APPLICATION, Backend, SCHEMA_VERSION, Stats, Store, StoredRow, table};
 use crate::experience::Error;
 use crate::experience::codec::{compact_key, decode_key};
@@ -30,7 +30,7 @@ use crate::experience::records::{MoveStats, Record};
 
 /// Key of the advisory lock that serialises creating the tables (two workers starting on an
 /// empty database at once).
-const SETUP_LOCK: i64 = 0x6465_6570_7265_64;
+const SETUP_LOCK: i64 = 0x0064_6565_7072_6564;
 
 /// How often a transaction that lost a deadlock or serialization conflict is tried again.
 const RETRIES: usize = 20;
@@ -650,11 +650,7 @@ impl Tx for PgTx<'_, '_> {
             .map_err(self.e())
     }
 
-    fn rows_below(
-        &mut self,
-        mover: Color,
-        min_games: u64,
-    ) -> Result<Vec<(Vec<u8>, String, [i64; 3])>, Error> {
+    fn rows_below(&mut self, mover: Color, min_games: u64) -> Result<Vec<CountedRow>, Error> {
         let rows = self
             .tx
             .query(
@@ -682,10 +678,7 @@ impl Tx for PgTx<'_, '_> {
     fn delete_row(&mut self, mover: Color, parent: &[u8], mv: &str) -> Result<(), Error> {
         self.tx
             .execute(
-                &format!(
-                    "DELETE FROM {} WHERE parent = $1 AND mv = $2",
-                    table(mover)
-                ),
+                &format!("DELETE FROM {} WHERE parent = $1 AND mv = $2", table(mover)),
                 &[&parent, &mv],
             )
             .map(|_| ())
@@ -722,9 +715,6 @@ mod tests {
             "postgres://u@h/db?sslmode=disable&password=***&user=u"
         );
         assert_eq!(redact("postgresql://h/db"), "postgresql://h/db");
-        assert_eq!(
-            redact("postgresql://a:b:c@h"),
-            "postgresql://a:***@h"
-        );
+        assert_eq!(redact("postgresql://a:b:c@h"), "postgresql://a:***@h");
     }
 }

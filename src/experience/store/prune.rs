@@ -55,11 +55,10 @@ impl Store {
     pub fn vacuum(&self) -> Result<(u64, u64), Error> {
         let before = self.stats()?.file_bytes;
         let conn = sqlite_or!(self, pg => pg.vacuum(before));
-        conn
-            .execute_batch(
-                "PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
-            )
-            .map_err(|e| Error::sqlite(&self.path, e))?;
+        conn.execute_batch(
+            "PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
+        )
+        .map_err(|e| Error::sqlite(&self.path, e))?;
         Ok((before, self.stats()?.file_bytes))
     }
 

@@ -47,8 +47,7 @@ impl Store {
     /// Number of games learned.
     pub fn game_count(&self) -> Result<u64, Error> {
         let conn = sqlite_or!(self, pg => pg.count("SELECT count(*) FROM games"));
-        conn
-            .query_row("SELECT count(*) FROM games", [], |r| r.get::<_, i64>(0))
+        conn.query_row("SELECT count(*) FROM games", [], |r| r.get::<_, i64>(0))
             .map(|n| n as u64)
             .map_err(|e| Error::sqlite(&self.path, e))
     }
@@ -56,8 +55,7 @@ impl Store {
     pub fn stats(&self) -> Result<Stats, Error> {
         let conn = sqlite_or!(self, pg => pg.stats());
         let count = |sql: &str| -> Result<u64, Error> {
-            conn
-                .query_row(sql, [], |r| r.get::<_, i64>(0))
+            conn.query_row(sql, [], |r| r.get::<_, i64>(0))
                 .map(|n| n as u64)
                 .map_err(|e| Error::sqlite(&self.path, e))
         };
@@ -144,8 +142,7 @@ impl Store {
     pub fn consistency(&self) -> Result<[(u64, u64); 3], Error> {
         let conn = sqlite_or!(self, pg => pg.consistency());
         let q = |sql: &str| -> Result<u64, Error> {
-            conn
-                .query_row(sql, [], |r| r.get::<_, i64>(0))
+            conn.query_row(sql, [], |r| r.get::<_, i64>(0))
                 .map(|n| n as u64)
                 .map_err(|e| Error::sqlite(&self.path, e))
         };

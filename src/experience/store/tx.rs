@@ -52,6 +52,9 @@ pub struct MemoryRow {
     pub updates: i64,
 }
 
+/// A row as `prune` sees it: (parent, move, counts).
+pub type CountedRow = (Vec<u8>, String, [i64; 3]);
+
 /// The write primitives of one transaction.
 pub trait Tx {
     /// Inserts the games whose hash is new; per game, whether it was inserted (a game twice in
@@ -72,8 +75,7 @@ pub trait Tx {
     /// search's move, score and depth, and the learned value of the row updated more often.
     fn merge_memory(&mut self, rows: &[MemoryRow]) -> Result<(), Error>;
     /// Rows of `mover` seen in fewer than `min_games` games: (parent, move, counts).
-    fn rows_below(&mut self, mover: Color, min_games: u64)
-    -> Result<Vec<(Vec<u8>, String, [i64; 3])>, Error>;
+    fn rows_below(&mut self, mover: Color, min_games: u64) -> Result<Vec<CountedRow>, Error>;
     fn row_count(&mut self, mover: Color) -> Result<u64, Error>;
     fn delete_row(&mut self, mover: Color, parent: &[u8], mv: &str) -> Result<(), Error>;
     /// Adds to the counts dropped by prunes, by result (1-0, 0-1, draws).
@@ -300,7 +302,9 @@ impl Tx for SqliteTx<'_> {
     fn memory_of(&mut self, key: u64) -> Result<Option<Remembered>, Error> {
         let mut get = self
             .tx
-            .prepare_cached("SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1")
+            .prepare_cached(
+                "SELECT key, mv, score, depth, learned FROM search_memory WHERE key = ?1",
+            )
             .map_err(self.e())?;
         get.query_row([key as i64], memory_row)
             .optional()
@@ -346,11 +350,7 @@ impl Tx for SqliteTx<'_> {
         Ok(())
     }
 
-    fn rows_below(
-        &mut self,
-        mover: Color,
-        min_games: u64,
-    ) -> Result<Vec<(Vec<u8>, String, [i64; 3])>, Error> {
+    fn rows_below(&mut self, mover: Color, min_games: u64) -> Result<Vec<CountedRow>, Error> {
         let mut stmt = self
             .tx
             .prepare(&format!(
