@@ -24,7 +24,19 @@ fn info_until(e: &mut Uci, needle: &str) -> String {
 #[test]
 fn learning_records_finished_games_only() {
     let dir = temp_dir("learn");
-    let db = dir.join("exp.sqlite");
+    learning_records(&dir.join("exp.sqlite"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same with `ExperienceFile` a database on a real PostgreSQL server.
+#[test]
+fn postgres_learning_records_finished_games_only() {
+    if let Some(server) = common::pg::server() {
+        learning_records(&PathBuf::from(server.new_db("uci_learn")));
+    }
+}
+
+fn learning_records(db: &std::path::Path) {
     let mut e = Uci::start();
     e.send(&format!(
         "setoption name ExperienceFile value {}",
@@ -35,7 +47,10 @@ fn learning_records_finished_games_only() {
     e.send("position startpos moves e2e4 e7e5");
     e.send("ucinewgame");
     e.isready();
-    assert!(!db.exists() || Store::open_read_only(&db).unwrap().game_count().unwrap() == 0);
+    assert_eq!(
+        Store::open_read_only(db).map_or(0, |s| s.game_count().unwrap()),
+        0
+    );
     // Fool's mate arrives as a position: learned at once.
     e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
     let l = info_until(&mut e, "learned the game");
@@ -50,7 +65,7 @@ fn learning_records_finished_games_only() {
     let l = info_until(&mut e, "learned the game");
     assert!(l.contains("4 plies, 0-1"), "{l}");
     e.quit();
-    let store = Store::open_read_only(&db).unwrap();
+    let store = Store::open_read_only(db).unwrap();
     assert_eq!(store.game_count().unwrap(), 2);
     let start = store.moves_from(&Chess::default()).unwrap();
     let mut by_move: Vec<(String, u64)> =
@@ -60,7 +75,6 @@ fn learning_records_finished_games_only() {
         by_move,
         vec![("f2f3".to_string(), 1), ("g2g4".to_string(), 1)]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -243,8 +257,44 @@ fn final_nodes(lines: &[String]) -> u64 {
 #[test]
 fn searches_are_remembered_and_built_on() {
     let dir = temp_dir("memory");
-    let db = dir.join("exp.sqlite");
-    let mut e = learning_engine(&db);
+    remembered_and_built_on(&dir.join("exp.sqlite"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn postgres_searches_are_remembered_and_built_on() {
+    if let Some(server) = common::pg::server() {
+        remembered_and_built_on(&PathBuf::from(server.new_db("uci_memory")));
+    }
+}
+
+/// A server that refuses the password: `Learning` and the experience evaluator say so on the
+/// UCI channel (without the password) and the engine goes on playing.
+#[test]
+fn postgres_a_refused_server_is_an_info_string_and_play_goes_on() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    let url = server
+        .new_db("uci_refused")
+        .replace(common::pg::PASSWORD, "wrong-pw");
+    let mut e = learning_engine(std::path::Path::new(&url));
+    e.send("setoption name Evaluator value experience");
+    let l = info_until(&mut e, "error");
+    assert!(l.contains("refused the user or password"), "{l}");
+    assert!(l.contains("Evaluator is pst"), "{l}");
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    e.send("ucinewgame");
+    e.send("position startpos");
+    e.send("go depth 4");
+    let (best, _) = e.bestmove(SECS(30));
+    assert!(best.starts_with("bestmove "), "{best}");
+    assert!(e.log.iter().all(|l| !l.contains("wrong-pw")), "{:?}", e.log);
+    e.quit();
+}
+
+fn remembered_and_built_on(db: &std::path::Path) {
+    let mut e = learning_engine(db);
     e.send("position startpos");
     e.send("go depth 10");
     let (_, lines) = e.bestmove(SECS(30));
@@ -253,7 +303,7 @@ fn searches_are_remembered_and_built_on() {
     e.send("ucinewgame");
     e.isready();
     e.quit();
-    let store = Store::open_read_only(&db).unwrap();
+    let store = Store::open_read_only(db).unwrap();
     let root = store
         .memory_of(deepred::chess::zobrist::hash_of(&Chess::default()))
         .unwrap()
@@ -262,7 +312,7 @@ fn searches_are_remembered_and_built_on() {
     assert!(store.memory_count().unwrap() >= 3, "PV positions too");
     drop(store);
 
-    let mut e = learning_engine(&db);
+    let mut e = learning_engine(db);
     e.send("position startpos");
     e.send("go depth 10");
     let (best, lines) = e.bestmove(SECS(30));
@@ -284,7 +334,6 @@ fn searches_are_remembered_and_built_on() {
     let (_, lines) = e.bestmove(SECS(30));
     assert_eq!(final_nodes(&lines), first, "the same search as the first");
     e.quit();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// With `Learning`, a root move whose record is significantly bad for the mover loses

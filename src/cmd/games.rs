@@ -37,13 +37,10 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         None => Vec::new(),
     };
     if versus_random {
-        let store = if db.exists() {
-            match deepred::experience::store::Store::open_read_only(&db) {
-                Ok(s) => Some(s),
-                Err(e) => return fail(e),
-            }
-        } else {
-            None
+        let store = match deepred::experience::store::Store::open_read_only(&db) {
+            Ok(s) => Some(s),
+            Err(deepred::experience::Error::Missing { .. }) => None,
+            Err(e) => return fail(e),
         };
         let t = selfplay::versus_random(store.as_ref(), &openings, games, max_plies, seed);
         let (elo, err) = t.elo();

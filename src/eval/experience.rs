@@ -23,15 +23,19 @@ pub struct ExperienceEval {
 
 impl ExperienceEval {
     /// Loads the per-position records of the store at `path`. A store that does not exist yet
-    /// gives an evaluator with no records (pst everywhere until games are learned).
+    /// (no file, or a server database without one) gives an evaluator with no records (pst everywhere until games are learned).
     pub fn load(path: &Path, min_games: u32) -> Result<Self, crate::experience::Error> {
-        if !path.exists() {
-            return Ok(ExperienceEval {
-                records: DashMap::new(),
-                min_games,
-            });
-        }
-        let store = Store::open_read_only(path)?;
+        let store = match Store::open_read_only(path) {
+            Ok(s) => s,
+            // No store there yet (no file, or an empty server database).
+            Err(crate::experience::Error::Missing { .. }) => {
+                return Ok(ExperienceEval {
+                    records: DashMap::new(),
+                    min_games,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let records = DashMap::new();
         store.for_each_position(|pos, rec| {
             records.insert(crate::chess::zobrist::hash_of(pos), rec);
