@@ -691,12 +691,17 @@ fn merge_refuses_shared_games_whose_moves_neither_store_kept() {
 /// store.
 fn pgn_export_round_trip(db: &Path) {
     let s = |p: &Path| p.to_str().unwrap().to_string();
+    // Master games, engine games from FEN starts (sf15 self-play from book positions) and
+    // Chess960 games.
+    let chess960 = common::data("pgn/robustness/pychess_chess960rwch.pgn");
+    let sf = games("sf15-selfplay-6k-nodes_first200.pgn");
     ok(&[
         "import",
         "--db",
         &s(db),
         &s(&games(TCEC)),
-        &s(&games(ALPHAZERO)),
+        &s(&sf),
+        &s(&chess960),
     ]);
     let dir = temp_db(&format!("pgn-out-{}", is_url(db)));
     let pgn = dir.with_file_name("games.pgn");

@@ -15,6 +15,13 @@ pub fn encode_move(m: &Move) -> u16 {
     from | (to << 6) | (promo << 12)
 }
 
+/// The legal move of `pos` with code `code` (`encode_move`), if there is one.
+pub fn decode_move(pos: &Chess, code: u16) -> Option<Move> {
+    pos.legal_moves()
+        .into_iter()
+        .find(|m| encode_move(m) == code)
+}
+
 /// UCI text of a move (`e1g1` style castling unless Chess960).
 pub fn uci_move(m: Move, chess960: bool) -> String {
     let mode = if chess960 {

@@ -8,13 +8,13 @@
 
 use std::collections::HashMap;
 
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
 use super::tx::{CountRow, MemoryRow, StoredGame, merge_rows};
 use super::write::result_counts;
-use super::{Backend, Store};
+use super::{Backend, Store, StoredRow};
 use crate::chess::fen::parse_fen;
+use crate::chess::notation::decode_move;
 use crate::chess::rules::GameResult;
 use crate::experience::Error;
 use crate::experience::records::GameRecord;
@@ -32,10 +32,10 @@ pub struct Merged {
     pub memory_rows: u64,
 }
 
-/// The game a stored game row describes, if its start and moves were kept. A row whose start
-/// or moves do not replay (a corrupt row) is an error naming the store.
+/// The game a stored game row describes, if its moves were kept. A row whose start or moves
+/// do not replay to its content hash (a corrupt row) is an error naming the store.
 pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameRecord>, Error> {
-    let (Some(start), Some(moves)) = (&g.start, &g.moves) else {
+    let Some(moves) = &g.moves else {
         return Ok(None);
     };
     let corrupt = |what: String| Error::CorruptGame {
@@ -44,28 +44,45 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
     };
     let result =
         GameResult::from_tag(&g.result).ok_or_else(|| corrupt(format!("result '{}'", g.result)))?;
-    let start: Chess = parse_fen(start, false)
-        .or_else(|_| parse_fen(start, true))
-        .map_err(|e| corrupt(format!("start '{start}': {e}")))?;
-    let mut pos = start.clone();
-    let mut played = Vec::new();
-    for text in moves.split_whitespace() {
-        let m = UciMove::from_ascii(text.as_bytes())
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-            .ok_or_else(|| corrupt(format!("move '{text}' after {} plies", played.len())))?;
-        pos.play_unchecked(m);
-        played.push(m);
+    if moves.len() % 2 != 0 {
+        return Err(corrupt(format!("{} bytes of move codes", moves.len())));
     }
-    Ok(Some(GameRecord {
-        source: g.source.clone(),
-        white: g.white.clone(),
-        black: g.black.clone(),
-        date: g.date.clone(),
-        result,
-        start,
-        moves: played,
-    }))
+    // The start in standard castling notation, else as Chess960: the one whose replay has the
+    // game's content hash.
+    for chess960 in [false, true] {
+        let start: Chess = match &g.start {
+            None => Chess::default(),
+            Some(fen) => match parse_fen(fen, chess960) {
+                Ok(p) => p,
+                Err(_) => continue,
+            },
+        };
+        let mut pos = start.clone();
+        let mut played = Vec::with_capacity(moves.len() / 2);
+        for code in moves.chunks_exact(2) {
+            let Some(m) = decode_move(&pos, u16::from_le_bytes([code[0], code[1]])) else {
+                break;
+            };
+            pos.play_unchecked(m);
+            played.push(m);
+        }
+        let record = GameRecord {
+            source: g.source.clone(),
+            white: g.white.clone(),
+            black: g.black.clone(),
+            date: g.date.clone(),
+            result,
+            start,
+            moves: played,
+        };
+        if record.moves.len() * 2 == moves.len() && record.content_hash()[..] == g.hash[..] {
+            return Ok(Some(record));
+        }
+    }
+    Err(corrupt(format!(
+        "the game {} - {} ({}) does not replay to its content hash",
+        g.white, g.black, g.date
+    )))
 }
 
 impl Store {
@@ -129,18 +146,13 @@ impl Store {
     /// pruned counts.
     pub fn merge_from(&mut self, source: &Store) -> Result<Merged, Error> {
         let games = source.stored_games()?;
-        let mut rows = Vec::new();
-        for mover in [Color::White, Color::Black] {
-            for (parent, mv, child, w, b, d) in source.all_rows(mover)? {
-                rows.push(CountRow {
-                    mover,
-                    parent,
-                    mv,
-                    child,
-                    counts: [w as i64, b as i64, d as i64],
-                });
-            }
-        }
+        let stored: Vec<(Color, StoredRow)> = [Color::White, Color::Black]
+            .into_iter()
+            .map(|mover| Ok(source.all_rows(mover)?.into_iter().map(move |r| (mover, r))))
+            .collect::<Result<Vec<_>, Error>>()?
+            .into_iter()
+            .flatten()
+            .collect();
         let memory = source.memory_rows_with_updates()?;
         let pruned = source.pruned_counts()?.map(|n| n as i64);
         let source_path = source.path().to_path_buf();
@@ -161,7 +173,7 @@ impl Store {
                         Some((start, moves)) => record_of(
                             &target_path,
                             &StoredGame {
-                                start: Some(start),
+                                start,
                                 moves: Some(moves),
                                 ..g.clone()
                             },
@@ -184,10 +196,16 @@ impl Store {
                     }
                 }
             }
-            let mut add = Vec::with_capacity(rows.len());
-            for r in &rows {
-                let mut r = r.clone();
-                if let Some(sub) = shared.get(&(r.mover, r.parent.clone(), r.mv.clone())) {
+            let mut add = Vec::with_capacity(stored.len());
+            for (mover, (parent, mv, child, w, b, d)) in &stored {
+                let mut r = CountRow {
+                    mover: *mover,
+                    parent,
+                    mv,
+                    child,
+                    counts: [*w as i64, *b as i64, *d as i64],
+                };
+                if let Some(sub) = shared.get(&(r.mover, parent.clone(), mv.clone())) {
                     // A pruned source may have lost some of a shared game's rows: never below 0.
                     for (c, s) in r.counts.iter_mut().zip(sub) {
                         *c = (*c - s).max(0);

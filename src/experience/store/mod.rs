@@ -260,7 +260,7 @@ impl Store {
                      id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, source TEXT NOT NULL,
                      white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
                      plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL,
-                     start TEXT, moves TEXT);",
+                     start TEXT, moves BLOB);",
             )?;
             let fresh: i64 = conn.query_row(
                 "SELECT count(*) = 0 FROM sqlite_master WHERE name = 'white_moves'",
@@ -321,7 +321,7 @@ impl Store {
             }
             if version == 3 {
                 conn.execute_batch(
-                    "ALTER TABLE games ADD COLUMN start TEXT; ALTER TABLE games ADD COLUMN moves TEXT;",
+                    "ALTER TABLE games ADD COLUMN start TEXT; ALTER TABLE games ADD COLUMN moves BLOB;",
                 )?;
                 version = 4;
             }

@@ -467,7 +467,7 @@ fn create(client: &mut Client) -> Result<(), postgres::Error> {
              id BIGSERIAL PRIMARY KEY, hash BYTEA NOT NULL UNIQUE, source TEXT NOT NULL,
              white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
              plies BIGINT NOT NULL, rows BIGINT NOT NULL, learned_at BIGINT NOT NULL,
-             start TEXT, moves TEXT);
+             start TEXT, moves BYTEA);
          {} {}
          CREATE TABLE IF NOT EXISTS search_memory (
              key BIGINT PRIMARY KEY, mv INTEGER NOT NULL, score INTEGER NOT NULL,
@@ -502,7 +502,7 @@ impl Tx for PgTx<'_, '_> {
         let rows: Vec<i64> = games.iter().map(|g| g.rows).collect();
         let at: Vec<Option<i64>> = games.iter().map(|g| g.learned_at).collect();
         let start: Vec<Option<&str>> = games.iter().map(|g| g.start.as_deref()).collect();
-        let moves: Vec<Option<&str>> = games.iter().map(|g| g.moves.as_deref()).collect();
+        let moves: Vec<Option<&[u8]>> = games.iter().map(|g| g.moves.as_deref()).collect();
         let inserted = self
             .tx
             .query(
@@ -511,7 +511,7 @@ impl Tx for PgTx<'_, '_> {
                  SELECT h, s, w, b, r, d, p, n, coalesce(l, extract(epoch from now())::bigint),
                      st, mv
                  FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[],
-                     $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::text[])
+                     $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::bytea[])
                      WITH ORDINALITY AS u(h, s, w, b, r, d, p, n, l, st, mv, i)
                  ORDER BY i
                  ON CONFLICT (hash) DO NOTHING RETURNING hash",
@@ -535,16 +535,16 @@ impl Tx for PgTx<'_, '_> {
         Ok(games.iter().map(|g| new.remove(&g.hash)).collect())
     }
 
-    fn add_counts(&mut self, rows: &[CountRow]) -> Result<(), Error> {
+    fn add_counts(&mut self, rows: &[CountRow<'_>]) -> Result<(), Error> {
         for mover in [Color::White, Color::Black] {
-            let mine: Vec<&CountRow> = rows.iter().filter(|r| r.mover == mover).collect();
+            let mine: Vec<&CountRow<'_>> = rows.iter().filter(|r| r.mover == mover).collect();
             if mine.is_empty() {
                 continue;
             }
             let t = table(mover);
-            let parents: Vec<&[u8]> = mine.iter().map(|r| &r.parent[..]).collect();
-            let mvs: Vec<&str> = mine.iter().map(|r| r.mv.as_str()).collect();
-            let children: Vec<&[u8]> = mine.iter().map(|r| &r.child[..]).collect();
+            let parents: Vec<&[u8]> = mine.iter().map(|r| r.parent).collect();
+            let mvs: Vec<&str> = mine.iter().map(|r| r.mv).collect();
+            let children: Vec<&[u8]> = mine.iter().map(|r| r.child).collect();
             let n = |i: usize| mine.iter().map(|r| r.counts[i]).collect::<Vec<i64>>();
             self.tx
                 .execute(
@@ -566,15 +566,15 @@ impl Tx for PgTx<'_, '_> {
         Ok(())
     }
 
-    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(String, String)>, Error> {
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(Option<String>, Vec<u8>)>, Error> {
         let row = self
             .tx
             .query_opt("SELECT start, moves FROM games WHERE hash = $1", &[&hash])
             .map_err(self.e())?;
         Ok(row.and_then(|r| {
             let start: Option<String> = r.get(0);
-            let moves: Option<String> = r.get(1);
-            Some((start?, moves?))
+            let moves: Option<Vec<u8>> = r.get(1);
+            Some((start, moves?))
         }))
     }
 

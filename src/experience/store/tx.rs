@@ -28,19 +28,20 @@ pub struct StoredGame {
     pub rows: i64,
     /// Unix seconds; `None`: now.
     pub learned_at: Option<i64>,
-    /// Start position (FEN) and moves (UCI, space separated): kept since schema version 4;
-    /// `None` for games learned before.
+    /// The moves as 16-bit codes (`chess::notation::encode_move`, little-endian): kept since
+    /// schema version 4; `None` for games learned before.
+    pub moves: Option<Vec<u8>>,
+    /// The start position (FEN); `None`: the standard start (or, without moves, unknown).
     pub start: Option<String>,
-    pub moves: Option<String>,
 }
 
 /// Counts to add to one (position, move) row, creating it if new.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CountRow {
+pub struct CountRow<'a> {
     pub mover: Color,
-    pub parent: Vec<u8>,
-    pub mv: String,
-    pub child: Vec<u8>,
+    pub parent: &'a [u8],
+    pub mv: &'a str,
+    pub child: &'a [u8],
     /// (white wins, black wins, draws) to add.
     pub counts: [i64; 3],
 }
@@ -62,9 +63,10 @@ pub trait Tx {
     fn insert_games(&mut self, games: &[StoredGame]) -> Result<Vec<bool>, Error>;
     /// Adds the counts to their rows (creating new rows with a fresh id). `rows` is sorted by
     /// (mover, parent, move) with each key once: concurrent writers lock rows in one order.
-    fn add_counts(&mut self, rows: &[CountRow]) -> Result<(), Error>;
-    /// The start FEN and moves stored with a game, if the game is known and has them.
-    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(String, String)>, Error>;
+    fn add_counts(&mut self, rows: &[CountRow<'_>]) -> Result<(), Error>;
+    /// The start FEN (`None`: the standard start) and the moves stored with a game, if the
+    /// game is known and has them.
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(Option<String>, Vec<u8>)>, Error>;
     /// Stores search results; an existing entry is replaced only by one at least as deep
     /// (what results taught, `learned`, stays).
     fn remember(&mut self, found: &[Remembered]) -> Result<(), Error>;
@@ -86,14 +88,14 @@ pub trait Tx {
 pub const PRUNED_KEYS: [&str; 3] = ["pruned.1-0", "pruned.0-1", "pruned.1/2-1/2"];
 
 /// Sums rows with the same (mover, parent, move) and sorts them: the form `add_counts` takes.
-pub fn merge_rows(mut rows: Vec<CountRow>) -> Vec<CountRow> {
+pub fn merge_rows(mut rows: Vec<CountRow<'_>>) -> Vec<CountRow<'_>> {
     rows.sort_unstable_by(|a, b| {
-        (a.mover as u8, &a.parent, &a.mv).cmp(&(b.mover as u8, &b.parent, &b.mv))
+        (a.mover as u8, a.parent, a.mv).cmp(&(b.mover as u8, b.parent, b.mv))
     });
-    let mut out: Vec<CountRow> = Vec::with_capacity(rows.len());
+    let mut out: Vec<CountRow<'_>> = Vec::with_capacity(rows.len());
     for r in rows {
         match out.last_mut() {
-            Some(last) if (last.mover, &last.parent, &last.mv) == (r.mover, &r.parent, &r.mv) => {
+            Some(last) if (last.mover, last.parent, last.mv) == (r.mover, r.parent, r.mv) => {
                 for (c, add) in last.counts.iter_mut().zip(r.counts) {
                     *c += add;
                 }
@@ -221,7 +223,7 @@ impl Tx for SqliteTx<'_> {
             .collect()
     }
 
-    fn add_counts(&mut self, rows: &[CountRow]) -> Result<(), Error> {
+    fn add_counts(&mut self, rows: &[CountRow<'_>]) -> Result<(), Error> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -268,8 +270,8 @@ impl Tx for SqliteTx<'_> {
         Ok(())
     }
 
-    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(String, String)>, Error> {
-        let found: Option<(Option<String>, Option<String>)> = self
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(Option<String>, Vec<u8>)>, Error> {
+        let found: Option<(Option<String>, Option<Vec<u8>>)> = self
             .tx
             .query_row(
                 "SELECT start, moves FROM games WHERE hash = ?1",
@@ -278,7 +280,7 @@ impl Tx for SqliteTx<'_> {
             )
             .optional()
             .map_err(self.e())?;
-        Ok(found.and_then(|(s, m)| Some((s?, m?))))
+        Ok(found.and_then(|(s, m)| Some((s, m?))))
     }
 
     fn remember(&mut self, found: &[Remembered]) -> Result<(), Error> {

@@ -1,10 +1,11 @@
 //! Writing: learning games, whole games per transaction, and the checkpoints of bulk imports.
 
-use shakmaty::CastlingMode;
+use shakmaty::{CastlingMode, Chess, Position};
 
 use super::tx::{CountRow, StoredGame, Tx, merge_rows};
 use super::{Backend, Learned, Store};
 use crate::chess::fen::fen_of;
+use crate::chess::notation::encode_move;
 use crate::chess::rules::GameResult;
 use crate::experience::Error;
 use crate::experience::records::{GameRecord, MoveRow};
@@ -47,10 +48,11 @@ impl Store {
 
 /// The game row of a record: its tags, content hash, start and moves.
 pub(super) fn stored_game(g: &GameRecord, rows: usize) -> StoredGame {
-    let moves: Vec<String> = g
+    // Two bytes a move: the codes the search memory uses.
+    let moves: Vec<u8> = g
         .moves
         .iter()
-        .map(|m| m.to_uci(CastlingMode::Chess960).to_string())
+        .flat_map(|m| encode_move(m).to_le_bytes())
         .collect();
     StoredGame {
         hash: g.content_hash().to_vec(),
@@ -62,8 +64,9 @@ pub(super) fn stored_game(g: &GameRecord, rows: usize) -> StoredGame {
         plies: g.moves.len() as i64,
         rows: rows as i64,
         learned_at: None,
-        start: Some(fen_of(&g.start)),
-        moves: Some(moves.join(" ")),
+        start: (g.start != Chess::default() || g.start.castles().mode() == CastlingMode::Chess960)
+            .then(|| fen_of(&g.start)),
+        moves: Some(moves),
     }
 }
 
@@ -98,9 +101,9 @@ pub(super) fn learn_in(
         let counts = result_counts(g.result);
         rows.extend(game_rows.iter().map(|r| CountRow {
             mover: r.mover,
-            parent: r.parent.clone(),
-            mv: r.mv.clone(),
-            child: r.child.clone(),
+            parent: &r.parent,
+            mv: &r.mv,
+            child: &r.child,
             counts,
         }));
         out.push(Learned::New {
