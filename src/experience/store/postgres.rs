@@ -21,7 +21,7 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 use shakmaty::{Chess, Color, Position};
 
-use super::tx::{CountRow, CountedRow, MemoryRow, PRUNED_KEYS, StoredGame, Tx};
+use super::tx::{CountRow, CountedRow, KeptMoves, MemoryRow, PRUNED_KEYS, StoredGame, Tx};
 use super::{APPLICATION, Backend, SCHEMA_VERSION, Stats, Store, StoredRow, table};
 use crate::experience::Error;
 use crate::experience::codec::{compact_key, decode_key};
@@ -566,7 +566,7 @@ impl Tx for PgTx<'_, '_> {
         Ok(())
     }
 
-    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(Option<String>, Vec<u8>)>, Error> {
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<KeptMoves>, Error> {
         let row = self
             .tx
             .query_opt("SELECT start, moves FROM games WHERE hash = $1", &[&hash])

@@ -53,6 +53,10 @@ pub struct MemoryRow {
     pub updates: i64,
 }
 
+/// What a game row keeps of its moves: the start FEN (`None`: the standard start) and the
+/// move codes.
+pub type KeptMoves = (Option<String>, Vec<u8>);
+
 /// A row as `prune` sees it: (parent, move, counts).
 pub type CountedRow = (Vec<u8>, String, [i64; 3]);
 
@@ -66,7 +70,7 @@ pub trait Tx {
     fn add_counts(&mut self, rows: &[CountRow<'_>]) -> Result<(), Error>;
     /// The start FEN (`None`: the standard start) and the moves stored with a game, if the
     /// game is known and has them.
-    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(Option<String>, Vec<u8>)>, Error>;
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<KeptMoves>, Error>;
     /// Stores search results; an existing entry is replaced only by one at least as deep
     /// (what results taught, `learned`, stays).
     fn remember(&mut self, found: &[Remembered]) -> Result<(), Error>;
@@ -270,7 +274,7 @@ impl Tx for SqliteTx<'_> {
         Ok(())
     }
 
-    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<(Option<String>, Vec<u8>)>, Error> {
+    fn game_moves(&mut self, hash: &[u8]) -> Result<Option<KeptMoves>, Error> {
         let found: Option<(Option<String>, Option<Vec<u8>>)> = self
             .tx
             .query_row(
