@@ -14,6 +14,8 @@ use deepred::experience::records::GameRecord;
 use deepred::experience::store::{GameSearches, Learned, Store};
 use shakmaty::{Chess, Position};
 
+mod common;
+
 /// Remembered positions a game writes.
 const ROWS: u64 = 200;
 const WRITER: &str = "DEEPRED_TEST_MEMORY_WRITER";
@@ -79,27 +81,54 @@ fn learn(db: &Path, from: u64, to: u64) -> Vec<Learned> {
     (from..to).map(|i| learn_one(&mut store, i)).collect()
 }
 
+/// In the child process (started by [`killed_writer`]): learn into the store named by the
+/// environment until killed. Returns false in the test process itself.
+fn child_writer() -> bool {
+    let Ok(db) = std::env::var(WRITER) else {
+        return false;
+    };
+    let mut store = Store::open(Path::new(&db)).unwrap();
+    for i in 0.. {
+        learn_one(&mut store, i);
+    }
+    true
+}
+
 #[test]
 fn sigkill_while_learning_searches_leaves_whole_games() {
-    if let Ok(db) = std::env::var(WRITER) {
-        // The child: learn until killed.
-        let mut store = Store::open(Path::new(&db)).unwrap();
-        for i in 0.. {
-            learn_one(&mut store, i);
-        }
+    if child_writer() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("deepred-memkill-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("exp.sqlite");
+    killed_writer(
+        &dir.join("exp.sqlite"),
+        "sigkill_while_learning_searches_leaves_whole_games",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same against a database on a real PostgreSQL server.
+#[test]
+fn postgres_sigkill_while_learning_searches_leaves_whole_games() {
+    if child_writer() {
+        return;
+    }
+    if let Some(server) = common::pg::server() {
+        killed_writer(
+            Path::new(&server.new_db("memkill")),
+            "postgres_sigkill_while_learning_searches_leaves_whole_games",
+        );
+    }
+}
+
+/// Runs test `test` in a child process that learns into `db`, kills it mid-stream, checks the
+/// store and resumes.
+fn killed_writer(db: &Path, test: &str) {
+    let db = db.to_path_buf();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "sigkill_while_learning_searches_leaves_whole_games",
-            "--test-threads",
-            "1",
-        ])
+        .args(["--exact", test, "--test-threads", "1"])
         .env(WRITER, &db)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -129,16 +158,14 @@ fn sigkill_while_learning_searches_leaves_whole_games() {
         let i = (r.key - 1) / 1000;
         assert!(i < games, "row of an unlearned game: {r:?}");
     }
-    drop(store);
-    let not_once: i64 = rusqlite::Connection::open(&db)
+    let not_once = store
+        .memory_rows_with_updates()
         .unwrap()
-        .query_row(
-            "SELECT count(*) FROM search_memory WHERE updates != 1",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+        .iter()
+        .filter(|m| m.updates != 1)
+        .count();
     assert_eq!(not_once, 0, "rows stored without their one learning step");
+    drop(store);
     // Resuming from the start counts no game twice; the searches are learned again.
     let again = learn(&db, 0, games + 5);
     assert!(
@@ -154,6 +181,4 @@ fn sigkill_while_learning_searches_leaves_whole_games() {
     let store = Store::open_read_only(&db).unwrap();
     assert_eq!(store.game_count().unwrap(), games + 5);
     assert_eq!(store.memory_count().unwrap(), (games + 5) * ROWS);
-    drop(store);
-    let _ = std::fs::remove_dir_all(&dir);
 }

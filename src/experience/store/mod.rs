@@ -49,7 +49,7 @@ mod write;
 pub use memory::GameSearches;
 pub use merge::{Merged, record_of};
 pub use prune::Pruned;
-pub use tx::StoredGame;
+pub use tx::{MemoryRow, StoredGame};
 
 use tx::{SqliteTx, Tx};
 
