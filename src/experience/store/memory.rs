@@ -5,7 +5,7 @@
 
 use rusqlite::OptionalExtension;
 
-use super::tx::Tx;
+use super::tx::{Tx, memory_row as row};
 use super::write::learn_in;
 use super::{Backend, Learned, Store};
 use crate::chess::rules::GameResult;
@@ -26,16 +26,6 @@ pub struct GameSearches<'a> {
     /// The result for the Q-learning step (`None`: the last remembered value is the target).
     pub result: Option<GameResult>,
     pub q: QParams,
-}
-
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Remembered> {
-    Ok(Remembered {
-        key: r.get::<_, i64>(0)? as u64,
-        mv: r.get::<_, i64>(1)? as u16,
-        score: r.get(2)?,
-        depth: r.get(3)?,
-        learned: r.get(4)?,
-    })
 }
 
 impl Store {

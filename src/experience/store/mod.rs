@@ -85,6 +85,13 @@ pub enum Learned {
     AlreadyKnown,
 }
 
+/// Each result's count column and its PGN text.
+const RESULT_COLUMNS: [(&str, &str); 3] = [
+    ("white_wins", "1-0"),
+    ("black_wins", "0-1"),
+    ("draws", "1/2-1/2"),
+];
+
 /// A whole row as read back: (parent, move, child, white wins, black wins, draws).
 pub type StoredRow = (Vec<u8>, String, Vec<u8>, u64, u64, u64);
 

@@ -22,7 +22,7 @@ use postgres::{Client, Config, NoTls};
 use shakmaty::{Chess, Color, Position};
 
 use super::tx::{CountRow, CountedRow, KeptMoves, MemoryRow, PRUNED_KEYS, StoredGame, Tx};
-use super::{APPLICATION, Backend, SCHEMA_VERSION, Stats, Store, StoredRow, table};
+use super::{APPLICATION, Backend, RESULT_COLUMNS, SCHEMA_VERSION, Stats, Store, StoredRow, table};
 use crate::experience::Error;
 use crate::experience::codec::{compact_key, decode_key};
 use crate::experience::memory::Remembered;
@@ -319,14 +319,7 @@ impl PgStore {
 
     pub fn consistency(&self) -> Result<[(u64, u64); 3], Error> {
         let mut out = [(0, 0); 3];
-        for (i, (col, res)) in [
-            ("white_wins", "1-0"),
-            ("black_wins", "0-1"),
-            ("draws", "1/2-1/2"),
-        ]
-        .iter()
-        .enumerate()
-        {
+        for (i, (col, res)) in RESULT_COLUMNS.iter().enumerate() {
             let moves = self.count(&format!(
                 "SELECT ((SELECT coalesce(sum({col}), 0) FROM white_moves)
                         + (SELECT coalesce(sum({col}), 0) FROM black_moves))::bigint"

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use shakmaty::{Chess, Color, Position};
 
-use super::{Backend, Stats, Store, StoredRow, table};
+use super::{Backend, RESULT_COLUMNS, Stats, Store, StoredRow, table};
 use crate::experience::Error;
 use crate::experience::codec::{compact_key, decode_key};
 use crate::experience::records::{MoveStats, Record};
@@ -147,14 +147,7 @@ impl Store {
                 .map_err(|e| Error::sqlite(&self.path, e))
         };
         let mut out = [(0, 0); 3];
-        for (i, (col, res)) in [
-            ("white_wins", "1-0"),
-            ("black_wins", "0-1"),
-            ("draws", "1/2-1/2"),
-        ]
-        .iter()
-        .enumerate()
-        {
+        for (i, (col, res)) in RESULT_COLUMNS.iter().enumerate() {
             let moves = q(&format!(
                 "SELECT (SELECT coalesce(sum({col}), 0) FROM white_moves) + (SELECT coalesce(sum({col}), 0) FROM black_moves)"
             ))?;

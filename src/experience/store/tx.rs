@@ -183,7 +183,7 @@ impl<'a> SqliteTx<'a> {
     }
 }
 
-fn memory_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Remembered> {
+pub(super) fn memory_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Remembered> {
     Ok(Remembered {
         key: r.get::<_, i64>(0)? as u64,
         mv: r.get::<_, i64>(1)? as u16,
