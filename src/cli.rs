@@ -30,6 +30,11 @@ pub enum Cmd {
     Eval(EvalArgs),
     /// Training positions from PGN games for DeepChess or Deep Pink (binary DRDSET01 file).
     Dataset(DatasetArgs),
+    /// Training positions for the learned value net from Deep Red's own games at fixed nodes
+    /// (bulletformat records: position, search score, best move, game result); resumable.
+    Datagen(DatagenArgs),
+    /// Train the learned value net (`Evaluator=learned`) on `datagen` files, on the CPU.
+    TrainLearned(TrainLearnedArgs),
     /// Train DeepChess or Deep Pink on a `deepred dataset` file with libtorch (needs a build
     /// with `--features torch`; see scripts/train-nets.sh).
     Train(Box<TrainArgs>),
@@ -317,6 +322,84 @@ pub struct ImportArgs {
     /// Games per transaction (each transaction holds whole games only).
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub batch: u64,
+}
+
+#[derive(clap::Args)]
+pub struct DatagenArgs {
+    /// Games to play (a resumed run plays those not yet in --out).
+    #[arg(long, default_value_t = 1000)]
+    pub games: usize,
+    /// Nodes per move.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// EPD file of openings (e.g. ../shared/data/books/noob_3moves.epd); default: the start
+    /// position.
+    #[arg(long)]
+    pub book: Option<std::path::PathBuf>,
+    /// Random legal moves after the opening (variety).
+    #[arg(long, default_value_t = 6)]
+    pub random_plies: usize,
+    /// Positions of the first plies of a game are not written.
+    #[arg(long, default_value_t = 8)]
+    pub skip_plies: usize,
+    /// The evaluator Deep Red plays with (pst for generation 1, learned with --eval-file for
+    /// the next).
+    #[arg(long, default_value = "pst")]
+    pub evaluator: String,
+    /// The net of a neural evaluator.
+    #[arg(long)]
+    pub eval_file: Option<std::path::PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: usize,
+    /// The output file (appended to when resumed; `<out>.progress` records where it stands).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct TrainLearnedArgs {
+    /// `deepred datagen` files.
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<std::path::PathBuf>,
+    /// The net file to write (rewritten after every epoch).
+    #[arg(long, default_value = "nets/learned.safetensors")]
+    pub out: std::path::PathBuf,
+    /// Hidden units of each view's accumulator.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    #[arg(long, default_value_t = 16384)]
+    pub batch: usize,
+    /// Learning rate (Adam).
+    #[arg(long, default_value_t = 0.001)]
+    pub lr: f32,
+    /// Factor applied to the learning rate after every epoch.
+    #[arg(long, default_value_t = 0.8)]
+    pub lr_decay: f32,
+    /// Weight of the game result in the target (the rest: the sigmoid of the search score).
+    #[arg(long, default_value_t = 0.3)]
+    pub wdl: f32,
+    /// Share of the positions kept out to measure the loss on.
+    #[arg(long, default_value_t = 0.05)]
+    pub val_fraction: f64,
+    /// Threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Free text stored as the net's `generation` metadata.
+    #[arg(long, default_value = "1")]
+    pub generation: String,
+    /// Write each epoch's losses here (CSV).
+    #[arg(long)]
+    pub csv: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args)]

@@ -18,6 +18,8 @@ fn main() -> ExitCode {
         Some(Cmd::Spsa) => engine::spsa(),
         Some(Cmd::Eval(a)) => engine::eval(a),
         Some(Cmd::Dataset(a)) => nets::dataset(a),
+        Some(Cmd::Datagen(a)) => games::datagen(a),
+        Some(Cmd::TrainLearned(a)) => nets::train_learned(a),
         Some(Cmd::Train(a)) => nets::train(*a),
         Some(Cmd::Nn(what)) => nets::nn(what),
         Some(Cmd::Import(a)) => experience::import(a),

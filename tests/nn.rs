@@ -47,6 +47,7 @@ fn loader_refuses_bad_files_with_clear_messages() {
         let err = match kind {
             Kind::DeepChess => DeepChess::load(path).map(|_| ()),
             Kind::DeepPink => DeepPink::load(path).map(|_| ()),
+            Kind::Learned => deepred::nn::value::ValueNet::load(path).map(|_| ()),
         }
         .expect_err("must be refused")
         .to_string();
@@ -133,6 +134,20 @@ fn loader_refuses_bad_files_with_clear_messages() {
     t.retain(|x| !x.0.starts_with("layers.2"));
     let p = write_tensors("pink-short.safetensors", Kind::DeepPink, &t);
     check(&p, Kind::DeepPink, "expected 1");
+    // The learned net: a good random one loads; without its output bias, with an output of
+    // the wrong width, or a DeepChess file in its place, it does not.
+    let good = write_net("learned.safetensors", Kind::Learned, 3);
+    assert!(deepred::nn::value::ValueNet::load(&good).is_ok());
+    let mut t = random::tensors(&random::layout(Kind::Learned), 5);
+    t.retain(|x| x.0 != "out.bias");
+    let p = write_tensors("learned-no-bias.safetensors", Kind::Learned, &t);
+    check(&p, Kind::Learned, "missing tensor 'out.bias'");
+    let mut t = random::tensors(&random::layout(Kind::Learned), 5);
+    t[2] = ("out.weight".into(), vec![1, 300], vec![0.1; 300]);
+    let p = write_tensors("learned-wide.safetensors", Kind::Learned, &t);
+    check(&p, Kind::Learned, "out.weight");
+    let dc = write_net("dc-as-learned.safetensors", Kind::DeepChess, 2);
+    check(&dc, Kind::Learned, "not a learned net");
     // Metadata that is not ours.
     let l = random::layout(Kind::DeepPink);
     let mut meta = random::metadata(Kind::DeepPink, &l);

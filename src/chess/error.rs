@@ -16,6 +16,9 @@ pub enum Error {
     /// A table file that cannot be used; it is left out, the other tables stay.
     #[error("Syzygy table '{file}': {reason}; left out")]
     SyzygyTable { file: String, reason: String },
+    /// A file of training positions that cannot be read.
+    #[error("training data '{file}': {reason}")]
+    TrainingData { file: String, reason: String },
     /// A probe that failed (a corrupt or unreadable table found while probing: `what` names
     /// the file where it is known).
     #[error("Syzygy probe of {what}: {reason}")]

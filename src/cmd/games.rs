@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use super::{evaluator_arg, fail, parse_options, position_arg};
-use crate::cli::{HumanSide, MatchArgs, PlayArgs, SelfplayArgs};
+use crate::cli::{DatagenArgs, HumanSide, MatchArgs, PlayArgs, SelfplayArgs};
 
 pub fn selfplay(a: SelfplayArgs) -> ExitCode {
     let SelfplayArgs {
@@ -288,5 +288,79 @@ pub fn play(a: PlayArgs) -> ExitCode {
         Ok(_) => ExitCode::SUCCESS,
         // Only a closed stdout ends up here.
         Err(e) => fail(format!("play: {e}")),
+    }
+}
+
+/// The cores of this machine (at least 1).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `deepred datagen`: positions from self-play at fixed nodes, resumable, with a progress bar.
+pub fn datagen(a: DatagenArgs) -> ExitCode {
+    use deepred::games::datagen::{DatagenOptions, run};
+    use deepred::games::selfplay::load_openings;
+    let ctx = deepred::eval::EvalContext {
+        eval_file: a.eval_file.clone(),
+        ..Default::default()
+    };
+    let evaluator = match deepred::eval::by_name_with(&a.evaluator, &ctx) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let openings = match &a.book {
+        Some(b) => match load_openings(b) {
+            Ok(o) => o,
+            Err(e) => return fail(e),
+        },
+        None => Vec::new(),
+    };
+    let evaluator_text = match &a.eval_file {
+        Some(f) => format!("{} {}", a.evaluator, f.display()),
+        None => a.evaluator.clone(),
+    };
+    let opts = DatagenOptions {
+        games: a.games,
+        nodes: a.nodes.max(1),
+        openings,
+        random_plies: a.random_plies,
+        skip_plies: a.skip_plies,
+        evaluator,
+        evaluator_text,
+        seed: a.seed,
+        threads: a.threads.unwrap_or_else(cores).max(1),
+        max_plies: a.max_plies,
+        out: a.out.clone(),
+    };
+    let bar = indicatif::ProgressBar::new(a.games as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} games, {msg} [{elapsed_precise} < {eta}]",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let result = run(&opts, &stop, |games, positions| {
+        bar.set_position(games as u64);
+        bar.set_message(format!("{positions} positions"));
+    });
+    bar.finish_and_clear();
+    match result {
+        Ok(r) => {
+            let per_hour = r.new_positions as f64 / r.seconds.max(1e-9) * 3600.0;
+            println!(
+                "{}: {} games, {} positions ({} games and {} positions this run, {:.1} s: {:.0} positions/hour with {} threads)",
+                a.out.display(),
+                r.games,
+                r.positions,
+                r.new_games,
+                r.new_positions,
+                r.seconds,
+                per_hour,
+                opts.threads
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
     }
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use super::fail;
-use crate::cli::{AccuracyArgs, DatasetArgs, NnCmd, SplitArg, TrainArgs};
+use crate::cli::{AccuracyArgs, DatasetArgs, NnCmd, SplitArg, TrainArgs, TrainLearnedArgs};
 
 pub fn dataset(a: DatasetArgs) -> ExitCode {
     let DatasetArgs {
@@ -151,6 +151,62 @@ fn accuracy(a: AccuracyArgs) -> ExitCode {
     match accuracy::run(&o) {
         Ok(report) => {
             print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `deepred train-learned`: the value net on datagen files, epoch by epoch.
+pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
+    use deepred::train::value::{ValueTrainOptions, train_value};
+    use std::io::Write;
+    if let Some(dir) = a.out.parent()
+        && !dir.as_os_str().is_empty()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(format!("cannot create '{}': {e}", dir.display()));
+    }
+    let opts = ValueTrainOptions {
+        files: a.data.clone(),
+        hidden: a.hidden,
+        epochs: a.epochs,
+        batch: a.batch,
+        lr: a.lr,
+        lr_decay: a.lr_decay,
+        wdl: a.wdl.clamp(0.0, 1.0),
+        val_fraction: a.val_fraction.clamp(0.0, 0.5),
+        threads: a.threads.unwrap_or_else(super::games::cores).max(1),
+        seed: a.seed,
+        out: a.out.clone(),
+        generation: a.generation.clone(),
+    };
+    let mut csv = match &a.csv {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(mut f) => {
+                let _ = writeln!(f, "epoch,train_loss,val_loss,seconds");
+                Some(f)
+            }
+            Err(e) => return fail(format!("cannot create '{}': {e}", p.display())),
+        },
+        None => None,
+    };
+    let result = train_value(&opts, |e, _| {
+        println!(
+            "epoch {}: train loss {:.6}, validation loss {:.6}, {:.1} s",
+            e.epoch, e.train_loss, e.val_loss, e.seconds
+        );
+        if let Some(f) = csv.as_mut() {
+            let _ = writeln!(
+                f,
+                "{},{:.6},{:.6},{:.2}",
+                e.epoch, e.train_loss, e.val_loss, e.seconds
+            );
+        }
+    });
+    match result {
+        Ok(_) => {
+            println!("{}: written", a.out.display());
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

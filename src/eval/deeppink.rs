@@ -6,7 +6,7 @@ use std::path::Path;
 
 use shakmaty::Chess;
 
-use super::ScalarEvaluator;
+use super::{Incremental, ScalarEvaluator};
 use crate::nn::DeepPink;
 /// The first-layer accumulators the search keeps move by move (re-exported: the search knows
 /// evaluators, not nets).
@@ -32,7 +32,25 @@ impl ScalarEvaluator for DeepPinkEval {
     fn evaluate(&self, pos: &Chess, _hash: u64) -> i32 {
         self.net.evaluate_cp(pos)
     }
-    fn deep_pink(&self) -> Option<&DeepPink> {
-        Some(&self.net)
+    fn description(&self) -> Option<String> {
+        Some(self.net.description.clone())
+    }
+    fn incremental(&self, plies: usize) -> Option<Box<dyn Incremental + '_>> {
+        Some(Box::new(Accumulators::new(&self.net, plies)))
+    }
+}
+
+impl Incremental for Accumulators<'_> {
+    fn refresh(&mut self, ply: usize, pos: &Chess) {
+        Accumulators::refresh(self, ply, pos);
+    }
+    fn push(&mut self, ply: usize, pos: &Chess, m: shakmaty::Move) {
+        Accumulators::push(self, ply, pos, m);
+    }
+    fn push_null(&mut self, ply: usize) {
+        Accumulators::push_null(self, ply);
+    }
+    fn evaluate_cp(&self, ply: usize, turn: shakmaty::Color) -> i32 {
+        Accumulators::evaluate_cp(self, ply, turn)
     }
 }

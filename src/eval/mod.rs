@@ -2,7 +2,9 @@
 //!
 //! Two shapes exist, so that every evaluator Deep Red plans fits the one search:
 //! - [`ScalarEvaluator`]: a number for a position, from the side to move's view, in centipawns
-//!   (pst, the experience win ratio, Deep Pink). Searched with negamax alpha-beta.
+//!   (pst, the experience win ratio, Deep Pink, the learned value net). Searched with negamax
+//!   alpha-beta; a net evaluator gives the search an [`Incremental`] state it updates move by
+//!   move.
 //! - [`ComparatorEvaluator`]: decides which of two positions is better for White (DeepChess).
 //!   Searched with the alpha_pos/beta_pos alpha-beta of the DeepChess paper.
 //!
@@ -12,6 +14,7 @@ pub mod deepchess;
 pub mod deeppink;
 mod error;
 pub mod experience;
+pub mod learned;
 pub mod memory;
 pub mod pst;
 pub mod report;
@@ -20,7 +23,7 @@ pub mod torchscript;
 
 use std::sync::Arc;
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Color, Move};
 
 pub use error::Error;
 
@@ -31,11 +34,27 @@ pub trait ScalarEvaluator: Send + Sync {
     /// Scores `pos` (not a terminal position) for the side to move. `hash` is the position's
     /// Zobrist key, for evaluators that cache by position.
     fn evaluate(&self, pos: &Chess, hash: u64) -> i32;
-    /// The Deep Pink net behind this evaluator: the search then evaluates leaves from
-    /// first-layer accumulators it updates move by move instead of calling [`Self::evaluate`].
-    fn deep_pink(&self) -> Option<&crate::nn::DeepPink> {
+    /// A line about the evaluator's data (its net file), if it has any.
+    fn description(&self) -> Option<String> {
         None
     }
+    /// The state the search keeps instead of calling [`Self::evaluate`] at every leaf (the
+    /// first-layer accumulators of a net, `plies` deep), if this evaluator has one.
+    fn incremental(&self, _plies: usize) -> Option<Box<dyn Incremental + '_>> {
+        None
+    }
+}
+
+/// An evaluation the search updates move by move: a stack of states by ply.
+pub trait Incremental {
+    /// The state of `pos` at `ply`, from scratch.
+    fn refresh(&mut self, ply: usize, pos: &Chess);
+    /// Ply `ply + 1` = ply `ply` after `m` (legal in `pos`, the position at `ply`).
+    fn push(&mut self, ply: usize, pos: &Chess, m: Move);
+    /// Ply `ply + 1` = ply `ply` with the other side to move (null move).
+    fn push_null(&mut self, ply: usize);
+    /// Centipawns at `ply` for the side to move `turn`.
+    fn evaluate_cp(&self, ply: usize, turn: Color) -> i32;
 }
 
 /// A leaf judge that compares two positions instead of scoring one.
@@ -81,7 +100,7 @@ impl Evaluator {
     /// A line about the evaluator's data (the net file), if it has any.
     pub fn description(&self) -> Option<String> {
         match self {
-            Evaluator::Scalar(e) => e.deep_pink().map(|n| n.description.clone()),
+            Evaluator::Scalar(e) => e.description(),
             Evaluator::Comparator(e) => Some(e.description()),
         }
     }
@@ -94,11 +113,14 @@ impl std::fmt::Debug for Evaluator {
 }
 
 /// Names accepted by the `Evaluator` option, in the order the UCI `combo` lists them.
-pub const EVALUATOR_NAMES: &[&str] = &["pst", "experience", "deepchess", "deeppink"];
+pub const EVALUATOR_NAMES: &[&str] = &["pst", "experience", "deepchess", "deeppink", "learned"];
 
 /// Evaluators that run a net file (`EvalFile`).
 pub fn uses_net(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "deepchess" | "deeppink")
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "deepchess" | "deeppink" | "learned"
+    )
 }
 
 /// Where evaluators that need data find it.
@@ -153,6 +175,12 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, Error> {
                 )?)));
             }
             Ok(Evaluator::Scalar(Arc::new(deeppink::DeepPinkEval::load(
+                &path,
+            )?)))
+        }
+        "learned" => {
+            let path = crate::nn::net::resolve("learned", ctx.eval_file.as_deref())?;
+            Ok(Evaluator::Scalar(Arc::new(learned::LearnedEval::load(
                 &path,
             )?)))
         }

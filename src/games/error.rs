@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// `datagen`: its output file or progress record.
+    #[error("datagen: {0}")]
+    Datagen(String),
     #[error("cannot start engine '{program}': {source}")]
     Start {
         program: String,

@@ -2,6 +2,7 @@
 //! engines, and the UCI client that drives child engines.
 
 pub mod client;
+pub mod datagen;
 mod error;
 pub mod matchrun;
 pub mod play;

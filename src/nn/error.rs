@@ -46,9 +46,9 @@ pub enum Problem {
     Format(String),
     #[error("no 'format: deepred-nn' in the metadata")]
     NoFormat,
-    #[error("no 'kind' in the metadata (deepchess or deeppink)")]
+    #[error("no 'kind' in the metadata (deepchess, deeppink or learned)")]
     NoKind,
-    #[error("unknown kind '{0}' (deepchess or deeppink)")]
+    #[error("unknown kind '{0}' (deepchess, deeppink or learned)")]
     UnknownKind(String),
     #[error("is a {found} net, not a {wanted} net")]
     WrongKind {
@@ -65,6 +65,8 @@ pub enum Problem {
     Dtype { name: String, dtype: String },
     #[error("tensor '{0}' holds NaN or infinite values")]
     NotFinite(String),
+    #[error("tensor '{name}' holds values beyond ±{limit} (the quantised kernels would overflow)")]
+    Range { name: String, limit: f32 },
     #[error("missing tensor '{0}'")]
     MissingTensor(String),
     #[error("tensor '{name}' has shape {shape:?}, expected {expected}")]

@@ -15,6 +15,9 @@
 //! - deeppink: `layers.{0..k}.*`, 768-H1-...-1 (sizes read from the tensors); output f(p) is the
 //!   score for the side to move, centipawns = f * cp_scale.
 //!
+//! - learned: `ft.{weight,bias}` (768-H, the feature transformer shared by both views) and
+//!   `out.{weight,bias}` (2H-1); see [`value`] (quantised when loaded).
+//!
 //! A missing, truncated or foreign file, a wrong kind, a missing tensor or a wrong shape is an
 //! error that names the file and the problem (see [`net`]).
 //!
@@ -35,6 +38,7 @@ pub mod features;
 pub mod layers;
 pub mod net;
 pub mod random;
+pub mod value;
 
 pub use deepchess::DeepChess;
 pub use deeppink::DeepPink;

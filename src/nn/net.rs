@@ -13,6 +13,8 @@ use super::{Error, Problem};
 pub enum Kind {
     DeepChess,
     DeepPink,
+    /// The learned value net (`nn::value`).
+    Learned,
 }
 
 impl Kind {
@@ -20,18 +22,20 @@ impl Kind {
         match self {
             Kind::DeepChess => "deepchess",
             Kind::DeepPink => "deeppink",
+            Kind::Learned => "learned",
         }
     }
     pub fn features(self) -> &'static str {
         match self {
             Kind::DeepChess => "deepchess773",
-            Kind::DeepPink => "deeppink768",
+            Kind::DeepPink | Kind::Learned => "deeppink768",
         }
     }
     pub fn from_name(s: &str) -> Option<Kind> {
         match s {
             "deepchess" => Some(Kind::DeepChess),
             "deeppink" => Some(Kind::DeepPink),
+            "learned" => Some(Kind::Learned),
             _ => None,
         }
     }

@@ -37,6 +37,7 @@ pub fn layout(kind: Kind) -> Vec<(String, usize, usize)> {
             .enumerate()
             .map(|(k, (i, o))| (format!("layers.{k}"), i, o))
             .collect(),
+        Kind::Learned => vec![("ft".to_string(), 768, 256), ("out".to_string(), 512, 1)],
     }
 }
 
@@ -70,6 +71,7 @@ pub fn metadata(kind: Kind, layout: &[(String, usize, usize)]) -> HashMap<String
                 .collect();
             format!("{}/{}", p.join("-"), c.join("-"))
         }
+        Kind::Learned => format!("(768-{})x2-1", layout[0].2),
         Kind::DeepPink => std::iter::once(768)
             .chain(layout.iter().map(|l| l.2))
             .map(|n| n.to_string())

@@ -20,7 +20,6 @@ use crate::chess::syzygy::{Tablebases, Wdl, score_of, under_rule50};
 use crate::chess::zobrist::{hash_of, play};
 use crate::chess::{movegen, see};
 use crate::eval::ScalarEvaluator;
-use crate::eval::deeppink::Accumulators;
 use crate::eval::memory::SearchMemory;
 
 #[derive(Clone, Copy, Default)]
@@ -61,8 +60,8 @@ pub(super) struct Worker<'a> {
     keys: Vec<u64>,
     root_excluded: Vec<Move>,
     pub root_allowed: Vec<Move>,
-    /// Deep Pink's first-layer accumulators by ply (only with `Evaluator=deeppink`).
-    pink: Option<Accumulators<'a>>,
+    /// A net evaluator's accumulators by ply (`Evaluator=deeppink` or `learned`).
+    inc: Option<Box<dyn crate::eval::Incremental + 'a>>,
     pub tb: TbProbe<'a>,
     /// The tablebase score of each root move when the root is in the tables: reported in
     /// place of the search's own score (unless that is a mate).
@@ -106,9 +105,7 @@ impl<'a> Worker<'a> {
             keys: params.history.clone(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),
-            pink: eval
-                .deep_pink()
-                .map(|net| Accumulators::new(net, MAX_PLY + 4)),
+            inc: eval.incremental(MAX_PLY + 4),
             tb: TbProbe::default(),
             root_tb: Vec::new(),
             memory: params.memory.as_deref(),
@@ -172,7 +169,7 @@ impl<'a> Worker<'a> {
 
     /// Static evaluation of `pos` (the position at `ply`) for the side to move.
     fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
-        match &self.pink {
+        match &self.inc {
             Some(acc) => acc.evaluate_cp(ply, pos.turn()),
             None => self.eval.evaluate(pos, hash),
         }
@@ -333,7 +330,7 @@ impl<'a> Worker<'a> {
                 let null_hash = hash_of(&null_pos);
                 self.frames[ply].null = true;
                 self.frames[ply].moved = None;
-                if let Some(acc) = &mut self.pink {
+                if let Some(acc) = &mut self.inc {
                     acc.push_null(ply);
                 }
                 self.keys.push(null_hash);
@@ -440,7 +437,7 @@ impl<'a> Worker<'a> {
 
             let (child, child_hash) = play(pos, hash, m);
             self.tt.prefetch(child_hash);
-            if let Some(acc) = &mut self.pink {
+            if let Some(acc) = &mut self.inc {
                 acc.push(ply, pos, m);
             }
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
@@ -659,7 +656,7 @@ impl<'a> Worker<'a> {
             if !in_check && !movegen::leaves_king_safe(&child, turn) {
                 continue;
             }
-            if let Some(acc) = &mut self.pink {
+            if let Some(acc) = &mut self.inc {
                 acc.push(ply, pos, m);
             }
             self.keys.push(child_hash);
@@ -700,7 +697,7 @@ impl<'a> Worker<'a> {
         let root = &params.root;
         let root_hash = hash_of(root);
         self.keys.push(root_hash);
-        if let Some(acc) = &mut self.pink {
+        if let Some(acc) = &mut self.inc {
             acc.refresh(0, root);
         }
         let multipv = if self.id == 0 {

@@ -131,6 +131,9 @@ pub fn run(o: &AccuracyOptions) -> Result<String, Error> {
     match file.kind {
         Kind::DeepChess => deepchess(&DeepChess::from_file(&file)?, &games, o),
         Kind::DeepPink => deeppink(&DeepPink::from_file(&file)?, &games, o),
+        Kind::Learned => Err(Error::NoData(
+            "accuracy scores DeepChess pairs and Deep Pink triplets; the learned net's held-out loss is in its training log".into(),
+        )),
     }
 }
 

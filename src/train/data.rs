@@ -51,6 +51,8 @@ pub fn kind_byte(kind: Kind) -> u8 {
     match kind {
         Kind::DeepChess => 1,
         Kind::DeepPink => 2,
+        // No data set of this format: the learned net trains on `deepred datagen` files.
+        Kind::Learned => 0,
     }
 }
 
@@ -58,6 +60,7 @@ pub fn record_len(kind: Kind) -> usize {
     match kind {
         Kind::DeepChess => DEEPCHESS_RECORD,
         Kind::DeepPink => DEEPPINK_RECORD,
+        Kind::Learned => 0,
     }
 }
 
@@ -360,6 +363,8 @@ fn game_records(game: &PgnGame, index: u64, opts: &DatasetOptions) -> (Vec<u8>, 
                 n += 1;
             }
         }
+        // Not a data set kind (the learned net trains on `deepred datagen` files).
+        Kind::Learned => {}
     }
     (out, n)
 }

@@ -19,6 +19,10 @@ pub(super) enum TchNet {
     Pink(nn::VarStore, DeepPinkNet),
 }
 
+/// Why the learned net has no libtorch form.
+const LEARNED_NATIVE: &str =
+    "the learned net runs natively (quantised); it has no libtorch or TorchScript form";
+
 pub(super) fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, Error> {
     // Checks the file the way the engine does, with the right message on a bad file.
     crate::nn::net::NetFile::load(net_file, Some(kind))?;
@@ -41,6 +45,7 @@ pub(super) fn load_tch(net_file: &Path, kind: Kind) -> Result<TchNet, Error> {
             copy_into(&mut vs, &names)?;
             TchNet::Pink(vs, net)
         }
+        Kind::Learned => return Err(Error::Torch(LEARNED_NATIVE.into())),
     })
 }
 
@@ -91,6 +96,7 @@ pub fn tch_outputs(
     let width = match kind {
         Kind::DeepChess => 773,
         Kind::DeepPink => 768,
+        Kind::Learned => return Err(Error::Torch(LEARNED_NATIVE.into())),
     };
     let rows = |fs: &[Vec<u16>]| {
         let mut dense = vec![0f32; fs.len() * width];

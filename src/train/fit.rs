@@ -48,5 +48,8 @@ pub fn train(o: &TrainOptions) -> Result<String, Error> {
     match o.kind {
         Kind::DeepChess => train_deepchess(o, &set, &files),
         Kind::DeepPink => train_deeppink(o, &set, &files),
+        Kind::Learned => Err(Error::Torch(
+            "the learned net is trained by `deepred train-learned`, not with libtorch".into(),
+        )),
     }
 }

@@ -1,5 +1,6 @@
 //! Learning the nets: training data sets from games, training with libtorch (feature `torch`:
-//! DeepChess and Deep Pink, TorchScript export), held-out accuracy, and the training plots.
+//! DeepChess and Deep Pink, TorchScript export), the learned value net's own CPU trainer
+//! (`value`), held-out accuracy, and the training plots.
 
 pub mod accuracy;
 pub mod data;
@@ -15,6 +16,7 @@ mod fit;
 pub mod plot;
 #[cfg(feature = "torch")]
 mod run;
+pub mod value;
 
 pub use error::Error;
 #[cfg(feature = "torch")]

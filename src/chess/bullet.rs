@@ -1,0 +1,116 @@
+//! Training positions in bulletformat's `ChessBoard` records (32 bytes each, the format the
+//! bullet trainer reads; `deepred datagen` writes it, `deepred train learned` reads it).
+//!
+//! A record holds the board from the side to move's view (ranks mirrored and colours swapped
+//! when Black is to move), the score in centipawns and the game's result (0 loss, 1 draw, 2 win)
+//! for the side to move, and both kings' squares. Deep Red puts the best move's 16-bit code
+//! (`notation::encode_move`, little-endian, squares of the real board) in the first two of the
+//! three `extra` bytes.
+
+use std::path::Path;
+
+use arrayvec::ArrayVec;
+pub use bulletformat::ChessBoard;
+use shakmaty::{Chess, Color, Position, Role};
+
+use super::Error;
+
+/// Bytes of a record.
+pub const RECORD: usize = 32;
+
+/// The record of `pos` with the search's score (centipawns, White's view), the result
+/// (1 White won, 0.5 draw, 0 Black won) and the best move's code.
+pub fn board_of(pos: &Chess, white_score: i16, white_result: f32, best: u16) -> ChessBoard {
+    let b = pos.board();
+    let bbs = [
+        b.white().0,
+        b.black().0,
+        b.by_role(Role::Pawn).0,
+        b.by_role(Role::Knight).0,
+        b.by_role(Role::Bishop).0,
+        b.by_role(Role::Rook).0,
+        b.by_role(Role::Queen).0,
+        b.by_role(Role::King).0,
+    ];
+    let stm = usize::from(pos.turn() == Color::Black);
+    // from_raw fails only for a square with a colour and no piece: never for a legal board.
+    let mut rec = ChessBoard::from_raw(bbs, stm, white_score, white_result).unwrap_or_default();
+    rec.extra = [best as u8, (best >> 8) as u8, 0];
+    rec
+}
+
+/// The 32 bytes of a record (bulletformat's `repr(C)` layout, little-endian).
+pub fn to_bytes(b: &ChessBoard) -> [u8; RECORD] {
+    let mut raw = [0u8; RECORD];
+    raw[..8].copy_from_slice(&b.occ.to_le_bytes());
+    raw[8..24].copy_from_slice(&b.pcs);
+    raw[24..26].copy_from_slice(&b.score.to_le_bytes());
+    raw[26] = b.result;
+    raw[27] = b.ksq;
+    raw[28] = b.opp_ksq;
+    raw[29..32].copy_from_slice(&b.extra);
+    raw
+}
+
+/// The record in 32 bytes.
+pub fn from_bytes(raw: &[u8; RECORD]) -> ChessBoard {
+    let mut pcs = [0u8; 16];
+    pcs.copy_from_slice(&raw[8..24]);
+    let mut occ = [0u8; 8];
+    occ.copy_from_slice(&raw[..8]);
+    ChessBoard {
+        occ: u64::from_le_bytes(occ),
+        pcs,
+        score: i16::from_le_bytes([raw[24], raw[25]]),
+        result: raw[26],
+        ksq: raw[27],
+        opp_ksq: raw[28],
+        extra: [raw[29], raw[30], raw[31]],
+    }
+}
+
+/// Every record of a file.
+pub fn read_file(path: &Path) -> Result<Vec<ChessBoard>, Error> {
+    let bad = |reason: String| Error::TrainingData {
+        file: path.display().to_string(),
+        reason,
+    };
+    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    if bytes.len() % RECORD != 0 {
+        return Err(bad(format!(
+            "{} bytes, not a whole number of {RECORD}-byte records (not bulletformat, or cut short)",
+            bytes.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(bytes.len() / RECORD);
+    for (i, raw) in bytes.chunks_exact(RECORD).enumerate() {
+        let mut r = [0u8; RECORD];
+        r.copy_from_slice(raw);
+        let b = from_bytes(&r);
+        if b.occ.count_ones() > 32 || b.result > 2 {
+            return Err(bad(format!("record {i} is not a chess position")));
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+/// The deeppink768 features of a record (`nn::features`): the side to move's view and the
+/// opponent's.
+pub fn features(b: &ChessBoard) -> (ArrayVec<u16, 32>, ArrayVec<u16, 32>) {
+    let mut us = ArrayVec::new();
+    let mut them = ArrayVec::new();
+    for (piece, sq) in *b {
+        let colour = u16::from(piece >> 3);
+        let kind = u16::from(piece & 7).min(5);
+        let sq = u16::from(sq);
+        us.push(colour * 384 + kind * 64 + sq);
+        them.push((1 - colour.min(1)) * 384 + kind * 64 + (sq ^ 56));
+    }
+    (us, them)
+}
+
+/// The record's best move code (0: none).
+pub fn best_move(b: &ChessBoard) -> u16 {
+    u16::from_le_bytes([b.extra[0], b.extra[1]])
+}

@@ -1,0 +1,275 @@
+//! `deepred datagen`: training positions from Deep Red's own games, for the learned value net.
+//!
+//! Games: from a book opening (or the start position) plus a few random plies (so that games
+//! differ), Deep Red plays both sides at a fixed node count with the chosen evaluator (pst for
+//! generation 1, the previous net for the next). Every position where the side to move is not
+//! in check, the search's best move is quiet (no capture, no promotion), the ply is past the
+//! opening plies and the score is not a mate or tablebase score is written with the search's
+//! score and, once the game is over, its result.
+//!
+//! Format: bulletformat's `ChessBoard`, 32 bytes a position (see `chess::bullet`), read by the
+//! bullet trainer and by `deepred train learned`.
+//!
+//! Deterministic by seed: game `i` depends on the seed and `i` only, whatever the number of
+//! threads, and games are written in order. Resumable: `<out>.progress` records the games and
+//! bytes written (after each game, with the file flushed); a run with the same settings goes on
+//! from there, cutting off anything written after the last recorded game.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::{Chess, Color, Position};
+
+use super::Error;
+use crate::chess::bullet::{ChessBoard, RECORD, board_of, to_bytes};
+use crate::chess::notation::encode_move;
+use crate::chess::rules::{GameResult, rule_result};
+use crate::chess::score::TB_WIN_BOUND;
+use crate::chess::zobrist::hash_of;
+use crate::eval::Evaluator;
+use crate::search::tt::TranspositionTable;
+use crate::search::{Limits, SearchParams, Shared, search};
+
+#[derive(Clone, Debug)]
+pub struct DatagenOptions {
+    pub games: usize,
+    pub nodes: u64,
+    /// Openings to start from (one at random per game); empty: the start position.
+    pub openings: Vec<Chess>,
+    /// Random legal moves played after the opening, before Deep Red plays.
+    pub random_plies: usize,
+    /// Positions of the first plies of a game (counted from its start) are not written.
+    pub skip_plies: usize,
+    pub evaluator: Evaluator,
+    /// The evaluator's name and net, for the progress file (a resumed run must use the same).
+    pub evaluator_text: String,
+    pub seed: u64,
+    pub threads: usize,
+    /// Games longer than this are adjudicated drawn.
+    pub max_plies: usize,
+    pub out: PathBuf,
+}
+
+/// What a run wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DatagenReport {
+    /// Games in the file, this run's and a resumed run's earlier ones.
+    pub games: usize,
+    pub positions: u64,
+    /// Of them, written by this run.
+    pub new_games: usize,
+    pub new_positions: u64,
+    pub seconds: f64,
+}
+
+/// One game's records.
+fn play(opts: &DatagenOptions, index: usize) -> Vec<ChessBoard> {
+    // A seed per game: the same game whatever the thread that plays it.
+    let mut rng = StdRng::seed_from_u64(
+        opts.seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(index as u64),
+    );
+    let mut pos = if opts.openings.is_empty() {
+        Chess::default()
+    } else {
+        opts.openings[rng.random_range(0..opts.openings.len())].clone()
+    };
+    for _ in 0..opts.random_plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+    }
+    let start = pos.clone();
+    if start.legal_moves().is_empty() {
+        return Vec::new();
+    }
+    let tt = TranspositionTable::new(16);
+    let shared = Shared::default();
+    let mut moves = Vec::new();
+    let mut history = Vec::new();
+    // (position, white-relative score, best move code) of the positions to write.
+    let mut kept: Vec<(Chess, i16, u16)> = Vec::new();
+    let result = loop {
+        if let Some(r) = rule_result(&start, &moves) {
+            break r;
+        }
+        if moves.len() >= opts.max_plies {
+            break GameResult::Draw;
+        }
+        let mut params = SearchParams::new(
+            pos.clone(),
+            Limits {
+                nodes: Some(opts.nodes),
+                ..Default::default()
+            },
+        );
+        params.history = history.clone();
+        params.evaluator = opts.evaluator.clone();
+        shared.stop.store(false, Ordering::SeqCst);
+        shared.reset_clock();
+        let r = search(&params, &shared, &tt);
+        let Some(best) = r.best else {
+            break GameResult::Draw;
+        };
+        let quiet = !best.is_capture() && best.promotion().is_none();
+        let decided = r.score.abs() >= TB_WIN_BOUND;
+        if moves.len() >= opts.skip_plies && !pos.is_check() && quiet && !decided {
+            let score = r.score.clamp(-i32::from(i16::MAX), i32::from(i16::MAX));
+            let white = if pos.turn() == Color::White {
+                score
+            } else {
+                -score
+            };
+            kept.push((pos.clone(), white as i16, encode_move(&best)));
+        }
+        history.push(hash_of(&pos));
+        pos.play_unchecked(best);
+        moves.push(best);
+    };
+    let white_result = match result {
+        GameResult::WhiteWins => 1.0,
+        GameResult::BlackWins => 0.0,
+        GameResult::Draw => 0.5,
+    };
+    kept.into_iter()
+        .map(|(p, score, mv)| board_of(&p, score, white_result, mv))
+        .collect()
+}
+
+/// The settings a resumed run must share with the run it continues.
+fn settings(opts: &DatagenOptions) -> String {
+    format!(
+        "seed {} nodes {} random_plies {} skip_plies {} max_plies {} openings {} evaluator {}",
+        opts.seed,
+        opts.nodes,
+        opts.random_plies,
+        opts.skip_plies,
+        opts.max_plies,
+        opts.openings.len(),
+        opts.evaluator_text
+    )
+}
+
+/// `<out>.progress`: settings, games done, bytes and positions written.
+fn progress_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".progress");
+    PathBuf::from(p)
+}
+
+fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64), Error> {
+    let p = progress_path(out);
+    let text = match std::fs::read_to_string(&p) {
+        Ok(t) => t,
+        Err(_) if !out.exists() => return Ok((0, 0)),
+        Err(_) => {
+            return Err(Error::Datagen(format!(
+                "'{}' exists but has no '{}': not a datagen output to resume; choose another --out",
+                out.display(),
+                p.display()
+            )));
+        }
+    };
+    let mut lines = text.lines();
+    let found = lines.next().unwrap_or_default();
+    if found != settings(opts) {
+        return Err(Error::Datagen(format!(
+            "'{}' was generated with other settings ({found}); resume with those or choose another --out",
+            out.display()
+        )));
+    }
+    let games = lines.next().and_then(|l| l.parse().ok());
+    let bytes = lines.next().and_then(|l| l.parse().ok());
+    match (games, bytes) {
+        (Some(g), Some(b)) => Ok((g, b)),
+        _ => Err(Error::Datagen(format!("'{}' is corrupt", p.display()))),
+    }
+}
+
+/// Plays the games not yet in `opts.out` and appends their positions. `progress(games done,
+/// positions written)` after each game. `stop` ends the run after the games being played.
+pub fn run(
+    opts: &DatagenOptions,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(usize, u64) + Send,
+) -> Result<DatagenReport, Error> {
+    let t0 = std::time::Instant::now();
+    let (done, bytes) = read_progress(&opts.out, opts)?;
+    let io = |e: std::io::Error| Error::Datagen(format!("'{}': {e}", opts.out.display()));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&opts.out)
+        .map_err(io)?;
+    // Anything after the last recorded game (a run killed while writing) goes.
+    file.set_len(bytes).map_err(io)?;
+    let mut file = std::io::BufWriter::new(file);
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+    let record = RECORD as u64;
+    let mut report = DatagenReport {
+        games: done,
+        positions: bytes / record,
+        ..Default::default()
+    };
+    let next = AtomicUsize::new(done);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<ChessBoard>)>();
+    let written: Result<(), Error> = std::thread::scope(|s| {
+        for _ in 0..opts.threads.max(1) {
+            let tx = tx.clone();
+            let next = &next;
+            s.spawn(move || {
+                loop {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= opts.games {
+                        break;
+                    }
+                    if tx.send((i, play(opts, i))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Games in order: a finished game waits for the ones before it.
+        let mut waiting: BTreeMap<usize, Vec<ChessBoard>> = BTreeMap::new();
+        let mut expect = done;
+        let mut bytes = bytes;
+        for (i, boards) in rx {
+            waiting.insert(i, boards);
+            while let Some(boards) = waiting.remove(&expect) {
+                for b in &boards {
+                    file.write_all(&to_bytes(b)).map_err(io)?;
+                }
+                file.flush().map_err(io)?;
+                bytes += boards.len() as u64 * record;
+                expect += 1;
+                report.games = expect;
+                report.new_games += 1;
+                report.positions += boards.len() as u64;
+                report.new_positions += boards.len() as u64;
+                std::fs::write(
+                    progress_path(&opts.out),
+                    format!("{}\n{expect}\n{bytes}\n", settings(opts)),
+                )
+                .map_err(io)?;
+                progress(report.games, report.positions);
+            }
+        }
+        Ok(())
+    });
+    written?;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}

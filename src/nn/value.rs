@@ -1,0 +1,303 @@
+//! The learned value net (`Evaluator=learned`): an NNUE-style perspective net trained on Deep
+//! Red's own games (`deepred datagen`, `deepred train learned`).
+//!
+//! Architecture `(768 -> H) x 2 -> 1`: one feature transformer (deeppink768 features, the same
+//! weights for both views) gives an accumulator for the side to move and one for the opponent;
+//! the output is `w . [screlu(us), screlu(them)] + b` with `screlu(x) = clamp(x, 0, 1)^2`, and
+//! centipawns are `output * 400` (the trainer fits `sigmoid(output)` to the game's expected
+//! score). The file holds the trainer's f32 weights (`ft.weight [H, 768]`, `ft.bias [H]`,
+//! `out.weight [1, 2H]`, `out.bias [1]`); they are quantised when loaded:
+//! feature transformer `round(w * 255)` (i16), output weights `round(w * 64)` clamped to ±127 (so
+//! that a clamped activation times a weight fits an i16, the AVX2 kernel's `madd` trick), output
+//! bias `round(b * 255 * 64)` (i32). The accumulators are i16, updated move by move (add and
+//! subtract the pieces a move changes). The AVX2 kernel and the portable one compute exactly the
+//! same integers.
+
+use std::path::Path;
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use super::features::{self, DEEPPINK_INPUTS, MoveDelta};
+use super::layers::SIMD;
+use super::net::{Kind, NetFile};
+use super::{Error, Problem};
+
+/// Quantisation of the feature transformer: 1.0 = 255.
+pub const QA: i32 = 255;
+/// Quantisation of the output weights: 1.0 = 64.
+pub const QB: i32 = 64;
+/// Centipawns of an output of 1.0.
+pub const SCALE: i32 = 400;
+
+#[derive(Debug)]
+pub struct ValueNet {
+    pub hidden: usize,
+    /// Feature-major: feature `f`'s `hidden` weights at `f * hidden`.
+    ft_w: Vec<i16>,
+    ft_b: Vec<i16>,
+    /// The side to move's half, then the opponent's.
+    out_w: Vec<i16>,
+    out_b: i32,
+    pub simd: bool,
+    pub description: String,
+}
+
+fn quantise(v: f32, q: i32, limit: i32) -> i32 {
+    ((v * q as f32).round() as i32).clamp(-limit, limit)
+}
+
+impl ValueNet {
+    pub fn load(path: &Path) -> Result<ValueNet, Error> {
+        let f = NetFile::load(path, Some(Kind::Learned))?;
+        Self::from_file(&f)
+    }
+
+    pub fn from_file(f: &NetFile) -> Result<ValueNet, Error> {
+        let (ins, hidden, w, b) = f.linear("ft", Some(DEEPPINK_INPUTS), None)?;
+        debug_assert_eq!(ins, DEEPPINK_INPUTS);
+        let (_, _, ow, ob) = f.linear("out", Some(2 * hidden), Some(1))?;
+        // Weights far outside what training gives would overflow the integer kernels.
+        let big = |name: &str, v: &[f32], limit: f32| {
+            if v.iter().any(|x| x.abs() > limit) {
+                Err(Error::net(
+                    &f.path,
+                    Problem::Range {
+                        name: name.to_string(),
+                        limit,
+                    },
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        big("ft.weight", w, 64.0)?;
+        big("ft.bias", b, 64.0)?;
+        // `w` is [hidden, 768] (PyTorch layout): transpose to feature-major.
+        let mut ft_w = vec![0i16; DEEPPINK_INPUTS * hidden];
+        for h in 0..hidden {
+            for i in 0..DEEPPINK_INPUTS {
+                ft_w[i * hidden + h] = quantise(w[h * DEEPPINK_INPUTS + i], QA, 32_767) as i16;
+            }
+        }
+        let ft_b = b.iter().map(|&v| quantise(v, QA, 32_767) as i16).collect();
+        let out_w = ow.iter().map(|&v| quantise(v, QB, 127) as i16).collect();
+        let out_b = quantise(ob[0], QA * QB, i32::MAX / 4);
+        Ok(ValueNet {
+            hidden,
+            ft_w,
+            ft_b,
+            out_w,
+            out_b,
+            simd: *SIMD,
+            description: format!(
+                "learned (768->{hidden})x2->1 from '{}' (positions: {}; generation: {})",
+                f.path.display(),
+                f.meta_or("positions"),
+                f.meta_or("generation")
+            ),
+        })
+    }
+
+    /// The accumulator of `persp`'s view of `pos`, from scratch.
+    pub fn refresh(&self, pos: &Chess, persp: Color, acc: &mut [i16]) {
+        acc.copy_from_slice(&self.ft_b);
+        for f in features::deeppink(pos, persp) {
+            add(acc, self.row(f));
+        }
+    }
+
+    #[inline]
+    fn row(&self, f: u16) -> &[i16] {
+        let i = usize::from(f) * self.hidden;
+        &self.ft_w[i..i + self.hidden]
+    }
+
+    /// Centipawns for the side to move from its accumulator `us` and the opponent's `them`.
+    #[inline]
+    pub fn output_cp(&self, us: &[i16], them: &[i16]) -> i32 {
+        let h = self.hidden;
+        let sum = if self.simd {
+            screlu_dot(us, &self.out_w[..h], true) + screlu_dot(them, &self.out_w[h..], true)
+        } else {
+            screlu_dot(us, &self.out_w[..h], false) + screlu_dot(them, &self.out_w[h..], false)
+        };
+        // sum is in QA*QA*QB units; one QA goes before the bias is added.
+        let out = sum / i64::from(QA) + i64::from(self.out_b);
+        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// Centipawns for the side to move, from scratch.
+    pub fn evaluate_cp(&self, pos: &Chess) -> i32 {
+        let mut us = vec![0i16; self.hidden];
+        let mut them = vec![0i16; self.hidden];
+        self.refresh(pos, pos.turn(), &mut us);
+        self.refresh(pos, !pos.turn(), &mut them);
+        self.output_cp(&us, &them)
+    }
+}
+
+#[inline]
+fn add(acc: &mut [i16], row: &[i16]) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(*w);
+    }
+}
+
+#[inline]
+fn sub(acc: &mut [i16], row: &[i16]) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(*w);
+    }
+}
+
+/// `sum(clamp(v, 0, QA)^2 * w)` over the accumulator, in i64.
+#[inline]
+fn screlu_dot(v: &[i16], w: &[i16], simd: bool) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    if simd && v.len().is_multiple_of(16) {
+        // SAFETY: `simd` is true only where AVX2 was detected at run time (`layers::SIMD`).
+        return unsafe { screlu_dot_avx2(v, w) };
+    }
+    let _ = simd;
+    screlu_dot_portable(v, w)
+}
+
+/// The portable kernel: the same integers as the AVX2 one.
+pub fn screlu_dot_portable(v: &[i16], w: &[i16]) -> i64 {
+    v.iter()
+        .zip(w)
+        .map(|(&x, &w)| {
+            let c = i32::from(x).clamp(0, QA);
+            // c * w fits an i16 (|w| <= 127), as in the AVX2 kernel.
+            i64::from((c * i32::from(w)) * c)
+        })
+        .sum()
+}
+
+/// AVX2: `madd(c * w, c)` sums pairs of `c * w * c` into i32 lanes (each product is at most
+/// 255 * 127 * 255, a pair 16.5 million; a lane sums `hidden / 16` pairs: 2.1 billion is
+/// reached at 2,048 hidden units, far above the nets here, and the lanes are summed in i64).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn screlu_dot_avx2(v: &[i16], w: &[i16]) -> i64 {
+    use std::arch::x86_64::*;
+    let zero = _mm256_setzero_si256();
+    let qa = _mm256_set1_epi16(QA as i16);
+    let mut sum = _mm256_setzero_si256();
+    let n = v.len();
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: i + 16 <= n = v.len() = w.len(); unaligned loads.
+        let x = unsafe { _mm256_loadu_si256(v.as_ptr().add(i) as *const __m256i) };
+        let ww = unsafe { _mm256_loadu_si256(w.as_ptr().add(i) as *const __m256i) };
+        let c = _mm256_min_epi16(_mm256_max_epi16(x, zero), qa);
+        let cw = _mm256_mullo_epi16(c, ww);
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(cw, c));
+        i += 16;
+    }
+    let mut lanes = [0i32; 8];
+    // SAFETY: 8 i32 lanes into an array of 8 i32.
+    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, sum) };
+    lanes.iter().map(|&l| i64::from(l)).sum()
+}
+
+/// A stack of accumulator pairs (White's view, Black's view) by ply, updated move by move.
+pub struct ValueAccumulators<'a> {
+    net: &'a ValueNet,
+    h: usize,
+    stack: Vec<i16>,
+}
+
+impl<'a> ValueAccumulators<'a> {
+    pub fn new(net: &'a ValueNet, plies: usize) -> Self {
+        ValueAccumulators {
+            net,
+            h: net.hidden,
+            stack: vec![0; plies * 2 * net.hidden],
+        }
+    }
+
+    #[inline]
+    fn at(&self, ply: usize, persp: Color) -> usize {
+        (2 * ply + usize::from(persp == Color::Black)) * self.h
+    }
+
+    /// The accumulator of `persp`'s view at `ply`.
+    pub fn get(&self, ply: usize, persp: Color) -> &[i16] {
+        let i = self.at(ply, persp);
+        &self.stack[i..i + self.h]
+    }
+
+    /// Both views of `pos` at `ply`, from scratch.
+    pub fn refresh(&mut self, ply: usize, pos: &Chess) {
+        for persp in Color::ALL {
+            let i = self.at(ply, persp);
+            let h = self.h;
+            self.net.refresh(pos, persp, &mut self.stack[i..i + h]);
+        }
+    }
+
+    /// Ply `ply + 1` = ply `ply` after `m` (legal in `pos`, the position at `ply`).
+    #[inline]
+    pub fn push(&mut self, ply: usize, pos: &Chess, m: Move) {
+        let d = MoveDelta::of(pos, m);
+        let h = self.h;
+        let (lo, hi) = self.stack.split_at_mut(2 * (ply + 1) * h);
+        let src = &lo[2 * ply * h..];
+        for persp in Color::ALL {
+            let k = usize::from(persp == Color::Black);
+            let dst = &mut hi[k * h..(k + 1) * h];
+            dst.copy_from_slice(&src[k * h..(k + 1) * h]);
+            let (adds, subs) = features::deeppink_delta(&d, persp);
+            for f in adds {
+                add(dst, self.net.row(f));
+            }
+            for f in subs {
+                sub(dst, self.net.row(f));
+            }
+        }
+    }
+
+    /// Ply `ply + 1` = ply `ply` with the other side to move (null move).
+    pub fn push_null(&mut self, ply: usize) {
+        let h = self.h;
+        self.stack
+            .copy_within(2 * ply * h..2 * (ply + 1) * h, 2 * (ply + 1) * h);
+    }
+
+    /// Centipawns at `ply` for the side to move `turn`.
+    #[inline]
+    pub fn evaluate_cp(&self, ply: usize, turn: Color) -> i32 {
+        self.net
+            .output_cp(self.get(ply, turn), self.get(ply, !turn))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_avx2_kernel_computes_the_portable_integers() {
+        if !*SIMD {
+            return;
+        }
+        let mut s = 7u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 33) as i64
+        };
+        for n in [16, 64, 256] {
+            let v: Vec<i16> = (0..n).map(|_| (next() % 700 - 200) as i16).collect();
+            let w: Vec<i16> = (0..n).map(|_| (next() % 255 - 127) as i16).collect();
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: SIMD was detected.
+            assert_eq!(
+                unsafe { screlu_dot_avx2(&v, &w) },
+                screlu_dot_portable(&v, &w)
+            );
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The learned value net's pipeline: `deepred datagen` (records checked position by position,
+//! deterministic by seed whatever the threads, resumable), the CPU trainer (the loss falls; the
+//! file it writes loads), native quantised inference against the trainer's f32 forward pass,
+//! incremental accumulators against a refresh, bad net files, and the evaluator through UCI.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use deepred::chess::bullet::{ChessBoard, best_move, read_file};
+use deepred::chess::score::TB_WIN_BOUND;
+use deepred::nn::value::{ValueAccumulators, ValueNet};
+use deepred::train::value::{ValueParams, ValueTrainOptions, train_value};
+use shakmaty::{Bitboard, Board, Chess, Color, Piece, Position, Role, Square};
+
+mod common;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepred-learned-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn datagen(out: &Path, games: usize, threads: usize) {
+    let book = common::data("books/noob_3moves_200.epd");
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args([
+            "datagen",
+            "--games",
+            &games.to_string(),
+            "--nodes",
+            "1500",
+            "--book",
+            book.to_str().unwrap(),
+            "--seed",
+            "5",
+            "--threads",
+            &threads.to_string(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The record's board as a position with the side to move as White (the record's frame: the
+/// board of a Black-to-move position is mirrored), without castling rights.
+fn frame_position(b: &ChessBoard) -> Option<Chess> {
+    let mut board = Board::empty();
+    for (piece, sq) in *b {
+        let colour = if piece >> 3 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let role = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ][usize::from(piece & 7).min(5)];
+        board.set_piece_at(
+            Square::new(u32::from(sq)),
+            Piece {
+                color: colour,
+                role,
+            },
+        );
+    }
+    let setup = shakmaty::Setup {
+        board,
+        turn: Color::White,
+        castling_rights: Bitboard::EMPTY,
+        ..shakmaty::Setup::empty()
+    };
+    setup
+        .position::<Chess>(shakmaty::CastlingMode::Standard)
+        .ok()
+}
+
+#[test]
+fn datagen_writes_legal_quiet_positions_deterministically_and_resumes() {
+    let dir = temp_dir("datagen");
+    let a = dir.join("a.bin");
+    datagen(&a, 4, 2);
+    let records = read_file(&a).unwrap();
+    let progress = std::fs::read_to_string(dir.join("a.bin.progress")).unwrap();
+    assert!(progress.lines().nth(1) == Some("4"), "{progress}");
+    assert!(
+        records.len() > 40,
+        "{} positions from 4 games",
+        records.len()
+    );
+    let mut results = [0usize; 3];
+    for b in &records {
+        // A legal position, side to move (White in the record's frame) not in check.
+        let pos = frame_position(b).expect("a legal position");
+        assert!(!pos.is_check());
+        let us = pos.board().king_of(Color::White).unwrap();
+        let them = pos.board().king_of(Color::Black).unwrap();
+        assert_eq!(u32::from(b.ksq), u32::from(us));
+        assert_eq!(u32::from(b.opp_ksq), u32::from(them) ^ 56);
+        assert!(i32::from(b.score).abs() < TB_WIN_BOUND);
+        results[usize::from(b.result)] += 1;
+        // The best move (real board squares) is a quiet legal move of the frame position in one
+        // of the two orientations (the record does not say which colour was to move).
+        let code = best_move(b);
+        let (from, to) = (u32::from(code & 63), u32::from((code >> 6) & 63));
+        let legal = pos.legal_moves();
+        let found = [0, 56].iter().any(|flip| {
+            legal.iter().any(|m| {
+                m.from().map(u32::from) == Some(from ^ flip)
+                    && (u32::from(m.to()) == to ^ flip)
+                    && !m.is_capture()
+                    && m.promotion().is_none()
+            })
+        });
+        let castles = pos.board().role_at(Square::new(from)) == Some(Role::King)
+            || pos.board().role_at(Square::new(from ^ 56)) == Some(Role::King);
+        assert!(found || castles, "move code {code} in {b:?}");
+    }
+    assert!(results.iter().sum::<usize>() == records.len());
+    // Same seed, one thread, two runs (the second resumes the first): the same bytes.
+    let b = dir.join("b.bin");
+    datagen(&b, 2, 1);
+    let half = std::fs::metadata(&b).unwrap().len();
+    assert!(half > 0 && half < std::fs::metadata(&a).unwrap().len());
+    datagen(&b, 4, 1);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // A torn write after the last recorded game is cut off on resume.
+    let c = dir.join("c.bin");
+    datagen(&c, 2, 1);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&c)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &[7u8; 13]))
+        .unwrap();
+    datagen(&c, 4, 2);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+    // Other settings on an existing output: refused, file untouched.
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(["datagen", "--games", "5", "--nodes", "999", "--out"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("other settings"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Positions along a few games of the test PGNs.
+fn positions() -> Vec<Chess> {
+    let pgn = common::data("pgn/games/TCEC_Season_13_-_Superfinal_nocomments.pgn");
+    let games = deepred::chess::pgn::read_games(std::fs::File::open(pgn).unwrap());
+    let mut out = Vec::new();
+    for g in games.into_iter().take(6).flatten() {
+        out.extend(g.positions().into_iter().step_by(3));
+    }
+    out
+}
+
+/// The quantised net written out in plain integer loops from the trainer's f32 weights (the
+/// quantisation documented in `nn::value`): centipawns for the side to move of a record.
+fn integer_reference(p: &ValueParams, b: &ChessBoard) -> i32 {
+    let h = p.hidden;
+    let q = |v: f32, s: f32, lim: i64| ((v * s).round() as i64).clamp(-lim, lim);
+    let (us, them) = deepred::chess::bullet::features(b);
+    let mut sum: i64 = 0;
+    for (k, feats) in [us, them].iter().enumerate() {
+        for j in 0..h {
+            let mut acc = q(p.ft_b[j], 255.0, 32767);
+            for &f in feats {
+                acc += q(p.ft_w[usize::from(f) * h + j], 255.0, 32767);
+            }
+            let c = acc.clamp(0, 255);
+            sum += c * c * q(p.out_w[k * h + j], 64.0, 127);
+        }
+    }
+    let out = sum / 255 + q(p.out_b, 255.0 * 64.0, i64::from(i32::MAX / 4));
+    (out * 400 / (255 * 64)) as i32
+}
+
+#[test]
+fn native_quantised_inference_matches_the_trainer_and_updates_incrementally() {
+    let dir = temp_dir("native");
+    let file = dir.join("net.safetensors");
+    // A trained-looking net: random weights scaled up so that activations spread over the
+    // clamp range.
+    let mut p = ValueParams::random(64, 11);
+    p.ft_w.iter_mut().for_each(|w| *w *= 6.0);
+    p.ft_b.iter_mut().for_each(|w| *w = 0.3);
+    p.out_w.iter_mut().for_each(|w| *w *= 4.0);
+    p.out_b = 0.1;
+    p.save(
+        &file,
+        std::collections::HashMap::from([
+            ("format".to_string(), "deepred-nn".to_string()),
+            ("kind".to_string(), "learned".to_string()),
+        ]),
+    )
+    .unwrap();
+    let net = ValueNet::load(&file).unwrap();
+    let (mut total, mut n) = (0.0f32, 0);
+    for pos in positions() {
+        let b = deepred::chess::bullet::board_of(&pos, 0, 0.5, 0);
+        // Exactly the integers of an independent quantised forward pass.
+        assert_eq!(net.evaluate_cp(&pos), integer_reference(&p, &b), "{pos:?}");
+        // Close to the trainer's f32 forward pass (weights rounded to 1/255 and 1/64).
+        let float_cp = 400.0 * p.forward(&b);
+        let err = (net.evaluate_cp(&pos) as f32 - float_cp).abs();
+        assert!(
+            err <= 40.0 + 0.05 * float_cp.abs(),
+            "{err} cp off at {float_cp} cp"
+        );
+        total += err;
+        n += 1;
+    }
+    assert!(
+        n > 100 && total / n as f32 <= 10.0,
+        "mean error {} cp",
+        total / n as f32
+    );
+    // Move by move: the accumulators equal a refresh at every ply.
+    let pgn = common::data("pgn/games/sf15-selfplay-6k-nodes_first200.pgn");
+    let games = deepred::chess::pgn::read_games(std::fs::File::open(pgn).unwrap());
+    let mut acc = ValueAccumulators::new(&net, 600);
+    let mut fresh = ValueAccumulators::new(&net, 1);
+    for g in games.into_iter().take(5).flatten() {
+        let mut pos = g.start.clone();
+        acc.refresh(0, &pos);
+        for (ply, &m) in g.moves.iter().enumerate().take(590) {
+            acc.push(ply, &pos, m);
+            pos.play_unchecked(m);
+            fresh.refresh(0, &pos);
+            for persp in Color::ALL {
+                assert_eq!(acc.get(ply + 1, persp), fresh.get(0, persp));
+            }
+            assert_eq!(acc.evaluate_cp(ply + 1, pos.turn()), net.evaluate_cp(&pos));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
+    let dir = temp_dir("train");
+    let data = dir.join("d.bin");
+    datagen(&data, 6, 2);
+    let out = dir.join("learned.safetensors");
+    let opts = ValueTrainOptions {
+        files: vec![data.clone()],
+        hidden: 32,
+        epochs: 4,
+        batch: 64,
+        lr: 0.01,
+        lr_decay: 1.0,
+        wdl: 0.3,
+        val_fraction: 0.0,
+        threads: 2,
+        seed: 3,
+        out: out.clone(),
+        generation: "test".to_string(),
+    };
+    let log = train_value(&opts, |_, _| {}).unwrap();
+    assert_eq!(log.len(), 4);
+    assert!(
+        log[3].train_loss < log[0].train_loss * 0.9,
+        "{:?}",
+        log.iter().map(|e| e.train_loss).collect::<Vec<_>>()
+    );
+    let net = ValueNet::load(&out).unwrap();
+    assert_eq!(net.hidden, 32);
+    assert!(
+        net.description.contains("generation: test"),
+        "{}",
+        net.description
+    );
+    // Through UCI: a search with the net.
+    let mut e = common::Uci::start();
+    e.send(&format!("setoption name EvalFile value {}", out.display()));
+    e.send("setoption name Evaluator value learned");
+    e.send("position startpos moves e2e4");
+    e.send("go depth 5");
+    let (best, _) = e.bestmove(common::SECS(30));
+    assert!(best.starts_with("bestmove "), "{best}");
+    e.quit();
+    // Bad files: no data, a Deep Pink net given as the learned net, weights out of range.
+    let empty = dir.join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let err = train_value(
+        &ValueTrainOptions {
+            files: vec![empty],
+            ..opts.clone()
+        },
+        |_, _| {},
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(err.contains("no training positions"), "{err}");
+    let pink = dir.join("pink.safetensors");
+    deepred::nn::random::write(&pink, deepred::nn::net::Kind::DeepPink, 1).unwrap();
+    let err = ValueNet::load(&pink).err().unwrap().to_string();
+    assert!(err.contains("not a learned net"), "{err}");
+    let mut big = ValueParams::random(16, 1);
+    big.ft_w[5] = 500.0;
+    let bad = dir.join("big.safetensors");
+    big.save(
+        &bad,
+        std::collections::HashMap::from([
+            ("format".to_string(), "deepred-nn".to_string()),
+            ("kind".to_string(), "learned".to_string()),
+        ]),
+    )
+    .unwrap();
+    let err = ValueNet::load(&bad).err().unwrap().to_string();
+    assert!(err.contains("beyond"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
