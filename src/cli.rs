@@ -697,6 +697,10 @@ pub struct CurvePlotArgs {
     pub out: std::path::PathBuf,
     #[arg(long, default_value = "Deep Red learning")]
     pub title: String,
+    /// The CSV is scripts/learned-generations.sh's (Elo per net generation, one line per
+    /// opponent).
+    #[arg(long)]
+    pub generations: bool,
 }
 
 #[derive(clap::Args)]

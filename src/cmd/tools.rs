@@ -93,12 +93,17 @@ pub fn wdl_fit(a: WdlFitArgs) -> ExitCode {
 }
 
 pub fn curve_plot(a: CurvePlotArgs) -> ExitCode {
-    use deepred::tools::curve::{plot, read_curve};
+    use deepred::tools::curve::{plot, plot_against, read_curve, read_generations};
     let text = match std::fs::read_to_string(&a.csv) {
         Ok(t) => t,
         Err(e) => return fail(format!("cannot read '{}': {e}", a.csv.display())),
     };
-    match read_curve(&text).and_then(|s| plot(&a.out, &a.title, &s)) {
+    let drawn = if a.generations {
+        read_generations(&text).and_then(|s| plot_against(&a.out, &a.title, "generation", &s))
+    } else {
+        read_curve(&text).and_then(|s| plot(&a.out, &a.title, &s))
+    };
+    match drawn {
         Ok(()) => {
             println!("wrote {}", a.out.display());
             ExitCode::SUCCESS

@@ -112,9 +112,56 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
     Ok(series)
 }
 
+/// Reads the CSV of `scripts/learned-generations.sh` (`generation,opponent,games,score_pct,
+/// elo,elo_95`): one series per opponent, against the generation. Rows whose Elo cannot be read
+/// (a 0% or 100% match) are left out.
+pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
+    let mut series: Vec<Series> = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() < 6 {
+            return Err(super::Error::Curve(format!(
+                "line {}: fewer than 6 fields",
+                i + 1
+            )));
+        }
+        let (Ok(x), Ok(elo), Ok(err)) = (f[0].parse(), f[4].parse::<f64>(), f[5].parse::<f64>()) else {
+            continue;
+        };
+        if !err.is_finite() || !elo.is_finite() {
+            continue;
+        }
+        let name = format!("against {}", f[1]);
+        let point = EloPoint { x, elo, err };
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series {
+                name,
+                points: vec![point],
+            }),
+        }
+    }
+    if series.is_empty() {
+        return Err(super::Error::Curve(
+            "no generation with a finite Elo".into(),
+        ));
+    }
+    Ok(series)
+}
+
 /// Draws `series` into `out` (PNG): Elo above, the score it stands for below, each point with
 /// its 95% error bar, against games learned.
 pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Error> {
+    plot_against(out, title, "games learned", series)
+}
+
+/// [`plot`] with another name for the x axis.
+pub fn plot_against(
+    out: &Path,
+    title: &str,
+    x_desc: &str,
+    series: &[Series],
+) -> Result<(), super::Error> {
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
         use_font()?;
         let points = || series.iter().flat_map(|s| s.points.iter());
@@ -149,7 +196,7 @@ pub fn plot(out: &Path, title: &str, series: &[Series]) -> Result<(), super::Err
                 .light_line_style(WHITE)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{:.*}", decimals, y))
-                .x_desc("games learned")
+                .x_desc(x_desc)
                 .y_desc(if score { "score (%)" } else { "Elo" })
                 .label_style(("sans-serif", 14))
                 .draw()?;
@@ -285,6 +332,22 @@ mod tests {
         assert!((score_of(0.0) - 0.5).abs() < 1e-12);
         assert!((score_of(-400.0) - 1.0 / 11.0).abs() < 1e-12);
         assert!(read_curve("header\n1,2,on\n").is_err());
+        let g = read_generations(
+            "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].name, "against pst");
+        assert_eq!(g[0].points.len(), 2);
+        assert_eq!(
+            g[1].points,
+            vec![EloPoint {
+                x: 2.0,
+                elo: 35.0,
+                err: 30.0
+            }]
+        );
+        assert!(read_generations("h\n1,pst,0,100,inf,inf\n").is_err());
         assert!(read_curve("header\n-,0,off,50,0,10\n").is_err());
         let out = std::env::temp_dir().join(format!("deepred-curve-{}.png", std::process::id()));
         plot(&out, "Deep Red against Stockfish", &s).unwrap();

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Generations of the learned value net (Evaluator=learned): net 1 is trained on games Deep Red
+# plays with pst, net k+1 on the games net k plays plus all earlier data. Each generation plays
+# pst and the previous generation (deepred match, openings from the book in pairs, colours
+# swapped); the Elo table goes to $OUT/generations.csv and its picture to $OUT/generations.png.
+#
+#   scripts/learned-generations.sh
+#
+# env: GENS (2), GAMES per generation of datagen (20000), NODES per datagen move (5000), EPOCHS
+# (10), HIDDEN (256), WDL (0.3), MATCH_GAMES (400), TC (10+0.1), CONCURRENCY (1), BOOK
+# (../shared/data/books/noob_3moves.epd), OUT (data/learned), FROM (first generation to make;
+# earlier ones are read from $OUT). Resumable: datagen goes on where it stopped, and a
+# generation whose net and match files exist is not redone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GENS=${GENS:-2}
+GAMES=${GAMES:-20000}
+NODES=${NODES:-5000}
+EPOCHS=${EPOCHS:-10}
+HIDDEN=${HIDDEN:-256}
+WDL=${WDL:-0.3}
+MATCH_GAMES=${MATCH_GAMES:-400}
+TC=${TC:-10+0.1}
+CONCURRENCY=${CONCURRENCY:-1}
+BOOK=${BOOK:-../shared/data/books/noob_3moves.epd}
+OUT=${OUT:-data/learned}
+FROM=${FROM:-1}
+[ -e "$BOOK" ] || { echo "error: $BOOK not found (../shared/data beside the checkout, or BOOK=...)" >&2; exit 1; }
+cargo build --release --bin deepred >/dev/null
+BIN=$(realpath target/release/deepred)
+mkdir -p "$OUT"
+
+# "score%,elo,error" of a match summary ("score 62.5%, Elo +89 ± 40 (95%), ...")
+summary() { awk '/^score/ { gsub(/[%,+]/, ""); print $2 "," $4 "," $6; exit }' "$1"; }
+
+match() { # $1 = net, $2 = label of the opponent, $3... = the opponent's options
+  local net=$1 label=$2 txt
+  shift 2
+  txt="$OUT/match-$(basename "$net" .safetensors)-vs-$label.txt"
+  if [ ! -s "$txt" ]; then
+    "$BIN" match --engine "$BIN" --engine-option Evaluator=learned --engine-option "EvalFile=$(realpath "$net")" \
+      --opponent "$BIN" "$@" --tc "$TC" --games "$MATCH_GAMES" --book "$BOOK" --seed 11 \
+      --concurrency "$CONCURRENCY" --pgn "${txt%.txt}.pgn" --quiet > "$txt"
+  fi
+  echo "$(summary "$txt")"
+}
+
+[ -e "$OUT/generations.csv" ] || echo "generation,opponent,games,score_pct,elo,elo_95" > "$OUT/generations.csv"
+for g in $(seq "$FROM" "$GENS"); do
+  if [ "$g" = 1 ]; then
+    EVAL=(--evaluator pst)
+  else
+    EVAL=(--evaluator learned --eval-file "$OUT/gen$((g - 1)).safetensors")
+  fi
+  echo "generation $g: datagen"
+  "$BIN" datagen --games "$GAMES" --nodes "$NODES" --book "$BOOK" --seed "$g" "${EVAL[@]}" \
+    --out "$OUT/gen$g.bin"
+  if [ ! -s "$OUT/gen$g.safetensors" ]; then
+    echo "generation $g: training"
+    DATA=()
+    for k in $(seq 1 "$g"); do DATA+=("$OUT/gen$k.bin"); done
+    "$BIN" train-learned --data "${DATA[@]}" --out "$OUT/gen$g.safetensors" --hidden "$HIDDEN" \
+      --epochs "$EPOCHS" --wdl "$WDL" --generation "$g" --csv "$OUT/gen$g-train.csv"
+  fi
+  echo "generation $g: against pst"
+  r=$(match "$OUT/gen$g.safetensors" pst --opponent-option Evaluator=pst)
+  echo "$g,pst,$MATCH_GAMES,$r" >> "$OUT/generations.csv"
+  if [ "$g" -gt 1 ]; then
+    prev="$OUT/gen$((g - 1)).safetensors"
+    echo "generation $g: against generation $((g - 1))"
+    r=$(match "$OUT/gen$g.safetensors" "gen$((g - 1))" --opponent-option Evaluator=learned \
+      --opponent-option "EvalFile=$(realpath "$prev")")
+    echo "$g,generation $((g - 1)),$MATCH_GAMES,$r" >> "$OUT/generations.csv"
+  fi
+done
+"$BIN" curve-plot --generations --csv "$OUT/generations.csv" --out "$OUT/generations.png" \
+  --title "Deep Red's learned net, generation by generation"
+cat "$OUT/generations.csv"
