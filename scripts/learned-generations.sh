@@ -7,7 +7,7 @@
 #   scripts/learned-generations.sh
 #
 # env: GENS (2), GAMES per generation of datagen (20000), NODES per datagen move (5000), EPOCHS
-# (10), HIDDEN (256), WDL (0.3), MATCH_GAMES (400), TC (10+0.1), CONCURRENCY (1), BOOK
+# (30), HIDDEN (256), WDL (0), MATCH_GAMES (400), TC (10+0.1), CONCURRENCY (1), BOOK
 # (../shared/data/books/noob_3moves.epd), OUT (data/learned), FROM (first generation to make;
 # earlier ones are read from $OUT). Resumable: datagen goes on where it stopped, and a
 # generation whose net and match files exist is not redone.
@@ -16,9 +16,9 @@ cd "$(dirname "$0")/.."
 GENS=${GENS:-2}
 GAMES=${GAMES:-20000}
 NODES=${NODES:-5000}
-EPOCHS=${EPOCHS:-10}
+EPOCHS=${EPOCHS:-30}
 HIDDEN=${HIDDEN:-256}
-WDL=${WDL:-0.3}
+WDL=${WDL:-0}
 MATCH_GAMES=${MATCH_GAMES:-400}
 TC=${TC:-10+0.1}
 CONCURRENCY=${CONCURRENCY:-1}

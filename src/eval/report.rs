@@ -6,6 +6,7 @@ use super::EvalContext;
 use crate::chess::score::cp_from_expectation;
 use crate::experience::store::Store;
 use crate::nn::net::{Kind, NetFile, resolve};
+use crate::nn::value::ValueNet;
 use crate::nn::{DeepChess, DeepPink};
 
 /// Every evaluator's view of `pos` (the `eval` command), White's point of view in pawns.
@@ -59,6 +60,17 @@ pub fn eval_report(pos: &Chess, ctx: &EvalContext) -> String {
             ));
         }
         Err(e) => out.push_str(&format!("deeppink: unavailable ({e})\n")),
+    }
+    match net_for_report(Kind::Learned, ctx).and_then(|f| ValueNet::from_file(&f)) {
+        Ok(net) => {
+            let cp = white_view(net.evaluate_cp(pos));
+            out.push_str(&format!(
+                "learned: {:+.2} (White's view, {cp:+} cp; {})\n",
+                f64::from(cp) / 100.0,
+                net.description
+            ));
+        }
+        Err(e) => out.push_str(&format!("learned: unavailable ({e})\n")),
     }
     match net_for_report(Kind::DeepChess, ctx).and_then(|f| DeepChess::from_file(&f)) {
         Ok(net) => {

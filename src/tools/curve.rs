@@ -125,7 +125,8 @@ pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
                 i + 1
             )));
         }
-        let (Ok(x), Ok(elo), Ok(err)) = (f[0].parse(), f[4].parse::<f64>(), f[5].parse::<f64>()) else {
+        let (Ok(x), Ok(elo), Ok(err)) = (f[0].parse(), f[4].parse::<f64>(), f[5].parse::<f64>())
+        else {
             continue;
         };
         if !err.is_finite() || !elo.is_finite() {
