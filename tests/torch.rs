@@ -272,6 +272,7 @@ fn torchscript_modules_work_through_eval_file_and_match_the_net() {
                     assert!(close(a, b), "native {a}, TorchScript {b}");
                 }
             }
+            Kind::Learned => unreachable!("the loop exports Deep Pink and DeepChess only"),
         }
         // Through UCI.
         let mut e = common::Uci::start();
