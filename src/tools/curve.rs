@@ -71,6 +71,18 @@ pub fn score_of(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
+/// The fields of CSV line `i` (0-based), at least the 6 both curve files have.
+fn fields(line: &str, i: usize) -> Result<Vec<&str>, super::Error> {
+    let f: Vec<&str> = line.split(',').map(str::trim).collect();
+    if f.len() < 6 {
+        return Err(super::Error::Curve(format!(
+            "line {}: fewer than 6 fields",
+            i + 1
+        )));
+    }
+    Ok(f)
+}
+
 /// Reads the CSV of `scripts/learn-curve.sh` (`block,games_learned,learning,score_pct,elo,
 /// elo_95,...`): the rows with learning on, and the learning-off row as a flat series across
 /// the same games. Rows whose Elo cannot be read (a 0% or 100% block) are left out.
@@ -78,13 +90,7 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
     let mut on = Vec::new();
     let mut off: Option<(f64, f64)> = None;
     for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() < 6 {
-            return Err(super::Error::Curve(format!(
-                "line {}: fewer than 6 fields",
-                i + 1
-            )));
-        }
+        let f = fields(line, i)?;
         let (Ok(x), Ok(elo), Ok(err)) = (f[1].parse(), f[4].parse(), f[5].parse::<f64>()) else {
             continue;
         };
@@ -118,13 +124,7 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
 pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
     let mut series: Vec<Series> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() < 6 {
-            return Err(super::Error::Curve(format!(
-                "line {}: fewer than 6 fields",
-                i + 1
-            )));
-        }
+        let f = fields(line, i)?;
         let (Ok(x), Ok(elo), Ok(err)) = (f[0].parse(), f[4].parse::<f64>(), f[5].parse::<f64>())
         else {
             continue;

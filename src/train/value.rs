@@ -24,6 +24,9 @@ use super::Error;
 use crate::chess::bullet::{ChessBoard, features, read_file};
 use crate::nn::features::DEEPPINK_INPUTS;
 
+/// Both views' features of a record.
+type Features = (arrayvec::ArrayVec<u16, 32>, arrayvec::ArrayVec<u16, 32>);
+
 /// The weights the quantised net can hold (output weights: 127 / 64).
 const CLIP: f32 = 1.98;
 /// Centipawns of an output of 1 (`nn::value::SCALE`).
@@ -100,18 +103,14 @@ impl ValueParams {
     }
 
     /// The accumulators of both views.
-    fn accumulate(&self, b: &ChessBoard, us: &mut [f32], them: &mut [f32]) {
+    fn accumulate(&self, feats: &Features, us: &mut [f32], them: &mut [f32]) {
         let h = self.hidden;
-        us.copy_from_slice(&self.ft_b);
-        them.copy_from_slice(&self.ft_b);
-        let (fu, ft) = features(b);
-        for f in fu {
-            let row = &self.ft_w[usize::from(f) * h..][..h];
-            us.iter_mut().zip(row).for_each(|(a, w)| *a += w);
-        }
-        for f in ft {
-            let row = &self.ft_w[usize::from(f) * h..][..h];
-            them.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        for (acc, fs) in [(us, &feats.0), (them, &feats.1)] {
+            acc.copy_from_slice(&self.ft_b);
+            for &f in fs {
+                let row = &self.ft_w[usize::from(f) * h..][..h];
+                acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            }
         }
     }
 
@@ -119,7 +118,7 @@ impl ValueParams {
     pub fn forward(&self, b: &ChessBoard) -> f32 {
         let h = self.hidden;
         let (mut us, mut them) = (vec![0.0; h], vec![0.0; h]);
-        self.accumulate(b, &mut us, &mut them);
+        self.accumulate(&features(b), &mut us, &mut them);
         let act = |x: f32| x.clamp(0.0, 1.0).powi(2);
         let mut out = self.out_b;
         for j in 0..h {
@@ -138,7 +137,9 @@ impl ValueParams {
         them: &mut [f32],
     ) -> f32 {
         let h = self.hidden;
-        self.accumulate(b, us, them);
+        // The features once, for the forward and the backward pass.
+        let feats = features(b);
+        self.accumulate(&feats, us, them);
         let mut out = self.out_b;
         for j in 0..h {
             out += us[j].clamp(0.0, 1.0).powi(2) * self.out_w[j]
@@ -167,9 +168,8 @@ impl ValueParams {
         for j in 0..h {
             g_ftb[j] += us[j] + them[j];
         }
-        let (fu, ft) = features(b);
-        for (feats, grad) in [(fu, &*us), (ft, &*them)] {
-            for f in feats {
+        for (fs, grad) in [(&feats.0, &*us), (&feats.1, &*them)] {
+            for &f in fs {
                 let row = &mut g_ftw[usize::from(f) * h..][..h];
                 row.iter_mut().zip(grad).for_each(|(r, d)| *r += d);
             }

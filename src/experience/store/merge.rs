@@ -205,7 +205,13 @@ impl Store {
                     child,
                     counts: [*w as i64, *b as i64, *d as i64],
                 };
-                if let Some(sub) = shared.get(&(r.mover, parent.clone(), mv.clone())) {
+                // (Most merges share no game: no key to build then.)
+                let sub = if shared.is_empty() {
+                    None
+                } else {
+                    shared.get(&(r.mover, parent.clone(), mv.clone()))
+                };
+                if let Some(sub) = sub {
                     // A pruned source may have lost some of a shared game's rows: never below 0.
                     for (c, s) in r.counts.iter_mut().zip(sub) {
                         *c = (*c - s).max(0);
