@@ -173,6 +173,17 @@ pub fn plot_against(
             (0.0, 1.0)
         };
         let pad = (x1 - x0) * 0.03;
+        // A short axis (generations 1..k) gets one label per whole number and none between
+        // them; a long one (games learned) the usual ten.
+        let whole = x1 - x0 <= 10.0;
+        let x_labels = if whole { (x1 - x0) as usize + 1 } else { 10 };
+        let x_label = |x: &f64| {
+            if whole && (x - x.round()).abs() > 1e-6 {
+                String::new()
+            } else {
+                format!("{x:.0}")
+            }
+        };
         let (lo, hi) = points().fold((0f64, 0f64), |(a, b), p| {
             (a.min(p.elo - p.err), b.max(p.elo + p.err))
         });
@@ -195,7 +206,8 @@ pub fn plot_against(
             chart
                 .configure_mesh()
                 .light_line_style(WHITE)
-                .x_label_formatter(&|x| format!("{x:.0}"))
+                .x_labels(x_labels)
+                .x_label_formatter(&x_label)
                 .y_label_formatter(&|y| format!("{:.*}", decimals, y))
                 .x_desc(x_desc)
                 .y_desc(if score { "score (%)" } else { "Elo" })
