@@ -510,6 +510,44 @@ fn deepchess_search_finds_mates() {
 }
 
 #[test]
+fn deepchess_search_keeps_material_outside_the_net() {
+    // Whatever a (random) net prefers, material decides between leaves that differ by more than
+    // ComparatorMaterialMargin: the search takes a free queen and does not leave a piece en prise.
+    for seed in [43, 44, 45] {
+        let e = deepchess_eval(seed);
+        for depth in [1, 2, 3] {
+            let r = run(&e, "4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", Limits::depth(depth));
+            assert_eq!(
+                uci_move(r.best.unwrap(), false),
+                "d1d5",
+                "seed {seed} depth {depth}"
+            );
+            assert!(r.score >= 400, "a rook up after Rxd5: {}", r.score);
+        }
+        for (fen, depth) in [
+            // The queen is attacked by a pawn.
+            ("4k3/8/8/4p3/3Q4/8/8/4K3 w - - 0 1", 2),
+            // Black's knight is attacked by a pawn and its rook by a bishop.
+            ("4k3/8/1r6/8/3n4/2P5/8/3BK3 b - - 0 1", 3),
+        ] {
+            let r = run(&e, fen, Limits::depth(depth));
+            let mut after = parse_fen(fen, false).unwrap();
+            after.play_unchecked(r.best.unwrap());
+            let turn = after.turn();
+            for m in after.legal_moves() {
+                let gain = deepred::chess::see::see_gain(after.board(), turn, &m);
+                assert!(
+                    gain <= 100,
+                    "seed {seed}: after {} in {fen}, {} wins {gain}",
+                    uci_move(r.best.unwrap(), false),
+                    uci_move(m, false)
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn neural_searches_play_legal_moves_under_every_limit() {
     let evaluators = [deepchess_eval(51), deeppink_eval(52)];
     let positions: Vec<String> = deepred::search::bench::positions()

@@ -44,6 +44,9 @@ struct Leaf {
     key: u64,
     pos: Chess,
     vec: Vec<f32>,
+    /// Material balance for White (SEE values), plus the best exchange the side to move can
+    /// start (by SEE): see [`see::resolved_material`].
+    material: i32,
     /// P(this position is better for White than its colour mirror).
     vs_mirror: OnceCell<f32>,
 }
@@ -89,15 +92,22 @@ struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
-    fn leaf(&self, pos: &Chess, hash: u64) -> Val {
+    fn leaf(&self, pos: &Chess, hash: u64, moves: &MoveList) -> Val {
         let mut vec = vec![0.0; self.eval.embed_len()];
         self.eval.embed(pos, hash, &mut vec);
         Val::Pos(Rc::new(Leaf {
             key: hash,
             pos: pos.clone(),
             vec,
+            material: see::resolved_material(pos, moves),
             vs_mirror: OnceCell::new(),
         }))
+    }
+
+    /// Does material decide between `a` and `b` (White's balances)? Then `Some(a better)`.
+    fn by_material(&self, a: i32, b: i32) -> Option<bool> {
+        let margin = self.t.comparator_material_margin;
+        (margin > 0 && (a - b).abs() >= margin).then_some(a > b)
     }
 
     fn vs_mirror(&mut self, l: &Leaf) -> f32 {
@@ -131,10 +141,21 @@ impl<'a> Searcher<'a> {
         if ca != cb {
             return ca > cb;
         }
+        // Material stays outside the net: a difference of at least `ComparatorMaterialMargin`
+        // decides; the net judges only between materially close positions.
         match (a, b) {
-            (Val::Pos(x), Val::Pos(y)) => x.key != y.key && self.prob(x, y) > 0.5,
-            (Val::Pos(x), Val::Draw) => self.vs_mirror(x) > 0.5,
-            (Val::Draw, Val::Pos(y)) => self.vs_mirror(y) < 0.5,
+            (Val::Pos(x), Val::Pos(y)) => match self.by_material(x.material, y.material) {
+                Some(d) => d,
+                None => x.key != y.key && self.prob(x, y) > 0.5,
+            },
+            (Val::Pos(x), Val::Draw) => match self.by_material(x.material, 0) {
+                Some(d) => d,
+                None => self.vs_mirror(x) > 0.5,
+            },
+            (Val::Draw, Val::Pos(y)) => match self.by_material(0, y.material) {
+                Some(d) => d,
+                None => self.vs_mirror(y) < 0.5,
+            },
             _ => ta > tb,
         }
     }
@@ -313,7 +334,7 @@ impl<'a> Searcher<'a> {
         if ply > self.seldepth {
             self.seldepth = ply;
         }
-        let stand = self.leaf(pos, hash);
+        let stand = self.leaf(pos, hash, moves);
         let white = pos.turn() == Color::White;
         if qdepth >= self.t.comparator_qdepth.max(0) as u32 || pos.is_check() || ply >= MAX_PLY - 2
         {
@@ -410,10 +431,10 @@ impl<'a> Searcher<'a> {
                 let s = MATE - *ply as i32;
                 if *white { s * sign } else { -s * sign }
             }
-            Val::Pos(l) => {
-                let p = f64::from(self.vs_mirror(l));
-                sign * cp_from_expectation(p)
-            }
+            Val::Pos(l) => match self.by_material(l.material, 0) {
+                Some(_) => sign * l.material,
+                None => sign * cp_from_expectation(f64::from(self.vs_mirror(l))),
+            },
             _ => 0,
         }
     }
