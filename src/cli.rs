@@ -240,6 +240,17 @@ pub struct TrainArgs {
     /// Continue from the checkpoint in --run-dir.
     #[arg(long)]
     pub resume: bool,
+    /// Start from the weights of this net file (DeepChess: no autoencoder pretraining).
+    #[arg(long)]
+    pub init: Option<std::path::PathBuf>,
+    /// DeepChess: also train on sibling pairs, the two children of each triplet of this Deep
+    /// Pink data set (`deepred dataset deeppink --datagen ...`): after the search's best move
+    /// and after a random other move.
+    #[arg(long)]
+    pub siblings: Option<std::path::PathBuf>,
+    /// Sibling pairs per epoch (0: one per train triplet).
+    #[arg(long, default_value_t = 0)]
+    pub sibling_pairs: usize,
     /// Free text stored as the net's `games` metadata.
     #[arg(long, default_value = "")]
     pub games_note: String,
@@ -296,12 +307,20 @@ pub struct DatasetArgs {
     #[arg(value_enum)]
     pub kind: NetKind,
     /// PGN files.
-    #[arg(long, required = true, num_args = 1..)]
+    #[arg(long, num_args = 1.., required_unless_present = "datagen", conflicts_with = "datagen")]
     pub pgn: Vec<std::path::PathBuf>,
+    /// `deepred datagen` files instead of PGN: Deep Pink triplets after the search's best move
+    /// and a random other move (also DeepChess's sibling pairs), or DeepChess positions of
+    /// decisive games.
+    #[arg(long, num_args = 1..)]
+    pub datagen: Vec<std::path::PathBuf>,
+    /// Share of the datagen records used.
+    #[arg(long, default_value_t = 1.0)]
+    pub sample: f64,
     /// Output file.
     #[arg(long)]
     pub out: std::path::PathBuf,
-    /// Share of the games put in the validation split.
+    /// Share of the games put in the validation split (datagen: of the blocks of 256 records).
     #[arg(long, default_value_t = 0.1)]
     pub val_fraction: f64,
     #[arg(long, default_value_t = 1)]
@@ -624,8 +643,13 @@ pub struct AccuracyArgs {
     /// Net file (its kind is read from the file).
     #[arg(long)]
     pub net: std::path::PathBuf,
-    #[arg(long, required = true, num_args = 1..)]
+    #[arg(long, num_args = 1.., required_unless_present = "dataset", conflicts_with = "dataset")]
     pub pgn: Vec<std::path::PathBuf>,
+    /// A `deepred dataset` file instead of PGN games (its split byte chooses the records):
+    /// DeepChess positions give cross-game pairs; Deep Pink triplets give triplets, or for a
+    /// DeepChess net sibling pairs (the two children of each triplet).
+    #[arg(long)]
+    pub dataset: Option<std::path::PathBuf>,
     /// Pairs (DeepChess) or triplets (Deep Pink) scored.
     #[arg(long, default_value_t = 10_000)]
     pub samples: usize,

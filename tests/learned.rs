@@ -156,6 +156,94 @@ fn datagen_writes_legal_quiet_positions_deterministically_and_resumes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pink_data_sets() {
+    let dir = temp_dir("datasets");
+    let bin = dir.join("g.bin");
+    datagen(&bin, 4, 2);
+    let records = read_file(&bin).unwrap();
+    // The real position (side to move found through the best move) re-encodes to the same
+    // record, and the best move is one of its legal quiet moves.
+    let mut recovered = 0;
+    for b in &records {
+        let Some((pos, m)) = deepred::chess::bullet::position(b) else {
+            continue;
+        };
+        recovered += 1;
+        assert!(pos.is_legal(m) && !m.is_capture());
+        let again = deepred::chess::bullet::board_of(
+            &pos,
+            0,
+            0.5,
+            deepred::chess::notation::encode_move(&m),
+        );
+        assert_eq!((again.occ, again.pcs), (b.occ, b.pcs), "{b:?}");
+        assert_eq!(again.extra, b.extra);
+    }
+    assert!(
+        recovered * 100 >= records.len() * 98,
+        "{recovered} of {} records recovered",
+        records.len()
+    );
+    // Deep Pink triplets: q after the best move, r after another legal move of p.
+    let run = |kind: &str, out: &Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+            .args(["dataset", kind, "--datagen"])
+            .arg(&bin)
+            .args(["--val-fraction", "0.5", "--seed", "3", "--out"])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    use deepred::train::data::{self, BOARD_LEN};
+    let triplets = dir.join("t.bin");
+    let report = run("deeppink", &triplets);
+    let set = data::read(&triplets).unwrap();
+    // One triplet a recovered record, unless p has no other legal move.
+    assert!(
+        set.records.len() <= recovered && set.records.len() + 5 >= recovered,
+        "{report}"
+    );
+    for r in &set.records {
+        let p = data::decode(&data::board_at(r, 0)).unwrap();
+        let q = data::board_at(r, BOARD_LEN);
+        let rr = data::board_at(r, 2 * BOARD_LEN);
+        assert_ne!(q[..65], rr[..65]);
+        for child in [q, rr] {
+            assert!(
+                p.legal_moves().iter().any(|&m| {
+                    let mut c = p.clone();
+                    c.play_unchecked(m);
+                    data::encode(&c)[..65] == child[..65]
+                }),
+                "a child that is not p after a legal move"
+            );
+        }
+        // The split goes by blocks of DATAGEN_BLOCK records (the record's index is stored).
+        let index = u32::from_le_bytes(r[3 * BOARD_LEN + 2..].try_into().unwrap());
+        let val = data::is_validation(3, u64::from(index) / data::DATAGEN_BLOCK, 0.5);
+        assert_eq!(r[3 * BOARD_LEN], u8::from(val));
+    }
+    // DeepChess positions: those of decisive games, with White's result.
+    let positions = dir.join("p.bin");
+    let report = run("deepchess", &positions);
+    let set = data::read(&positions).unwrap();
+    let decisive: Vec<&ChessBoard> = records
+        .iter()
+        .filter(|b| b.result != 1 && deepred::chess::bullet::position(b).is_some())
+        .collect();
+    assert_eq!(set.records.len(), decisive.len(), "{report}");
+    for (r, b) in set.records.iter().zip(decisive) {
+        let p = data::decode(&data::board_at(r, 0)).unwrap();
+        let won_by_mover = b.result == 2;
+        let white_won = r[BOARD_LEN] == 1;
+        assert_eq!(white_won, won_by_mover == (p.turn() == Color::White));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Positions along a few games of the test PGNs.
 fn positions() -> Vec<Chess> {
     let pgn = common::data("pgn/games/TCEC_Season_13_-_Superfinal_nocomments.pgn");

@@ -11,7 +11,12 @@ use std::path::Path;
 
 use arrayvec::ArrayVec;
 pub use bulletformat::ChessBoard;
-use shakmaty::{Chess, Color, Position, Role};
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, FromSetup, Move, Piece, Position, PositionError,
+    Role, Setup, Square,
+};
+
+use super::notation::decode_move;
 
 use super::Error;
 
@@ -108,6 +113,63 @@ pub fn features(b: &ChessBoard) -> (ArrayVec<u16, 32>, ArrayVec<u16, 32>) {
         them.push((1 - colour.min(1)) * 384 + kind * 64 + (sq ^ 56));
     }
     (us, them)
+}
+
+/// The real position of a record and its best move. A record keeps the board from the side to
+/// move's view but not which side that is: the best move (real squares) tells, as the one side
+/// for which it is legal. Castling rights are not stored either: a king and rook on their
+/// starting squares are taken to keep theirs. No en passant square, move counters reset.
+/// None when the record has no best move, or the move is legal for neither side or for both.
+pub fn position(b: &ChessBoard) -> Option<(Chess, Move)> {
+    let code = best_move(b);
+    if code == 0 {
+        return None;
+    }
+    let mut found = None;
+    for turn in [Color::White, Color::Black] {
+        let mut board = Board::empty();
+        for (piece, sq) in *b {
+            let own = piece >> 3 == 0;
+            let role = Role::ALL.get(usize::from(piece & 7))?;
+            let (color, sq) = if turn == Color::White {
+                (if own { Color::White } else { Color::Black }, sq)
+            } else {
+                (if own { Color::Black } else { Color::White }, sq ^ 56)
+            };
+            board.set_piece_at(Square::new(u32::from(sq)), Piece { color, role: *role });
+        }
+        let mut rooks = Bitboard::EMPTY;
+        for (color, king, corners) in [
+            (Color::White, Square::E1, [Square::A1, Square::H1]),
+            (Color::Black, Square::E8, [Square::A8, Square::H8]),
+        ] {
+            if board.piece_at(king) == Some(color.king()) {
+                for c in corners {
+                    if board.piece_at(c) == Some(color.rook()) {
+                        rooks.add(c);
+                    }
+                }
+            }
+        }
+        let setup = Setup {
+            board,
+            turn,
+            castling_rights: rooks,
+            ..Setup::empty()
+        };
+        let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard)
+            .or_else(PositionError::ignore_invalid_castling_rights)
+        else {
+            continue;
+        };
+        if let Some(m) = decode_move(&pos, code) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((pos, m));
+        }
+    }
+    found
 }
 
 /// The record's best move code (0: none).

@@ -9,6 +9,8 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
     let DatasetArgs {
         kind,
         pgn,
+        datagen,
+        sample,
         out,
         val_fraction,
         seed,
@@ -18,17 +20,32 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
     if !(0.0..=1.0).contains(&val_fraction) {
         return fail(format!("--val-fraction {val_fraction} is not within 0..1"));
     }
+    if !(sample > 0.0 && sample <= 1.0) {
+        return fail(format!("--sample {sample} is not within (0, 1]"));
+    }
     let opts = data::DatasetOptions {
         kind: kind.kind(),
         val_fraction,
         seed,
         per_game,
+        sample,
+    };
+    let unit = if datagen.is_empty() {
+        "games"
+    } else {
+        "records"
     };
     let bar = indicatif::ProgressBar::new(0).with_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games {per_sec} eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {unit} {{per_sec}} eta {{eta}}"
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let r = data::build(&pgn, &out, &opts, &bar);
+    let r = if datagen.is_empty() {
+        data::build(&pgn, &out, &opts, &bar)
+    } else {
+        data::build_from_datagen(&datagen, &out, &opts, &bar)
+    };
     bar.finish_and_clear();
     match r {
         Ok(s) => {
@@ -76,6 +93,9 @@ pub fn train(a: TrainArgs) -> ExitCode {
         threads: a.threads,
         seed: a.seed,
         resume: a.resume,
+        init: a.init,
+        siblings: a.siblings,
+        sibling_pairs: a.sibling_pairs,
         games_note: a.games_note,
         quiet: a.quiet,
     };
@@ -137,6 +157,7 @@ fn accuracy(a: AccuracyArgs) -> ExitCode {
     let o = accuracy::AccuracyOptions {
         net: a.net,
         pgns: a.pgn,
+        dataset: a.dataset,
         samples: a.samples.max(1),
         seed: a.seed,
         split: match a.split {

@@ -37,6 +37,8 @@ pub enum Split {
 pub struct AccuracyOptions {
     pub net: PathBuf,
     pub pgns: Vec<PathBuf>,
+    /// A `deepred dataset` file instead of `pgns`.
+    pub dataset: Option<PathBuf>,
     /// Pairs (DeepChess) or triplets (Deep Pink) to score.
     pub samples: usize,
     pub seed: u64,
@@ -119,6 +121,9 @@ pub fn rate<T>(items: &[T], mut f: impl FnMut(&T)) -> f64 {
 /// Scores the net; returns the report's lines.
 pub fn run(o: &AccuracyOptions) -> Result<String, Error> {
     let file = NetFile::load(&o.net, None)?;
+    if let Some(path) = &o.dataset {
+        return from_dataset(&file, path, o);
+    }
     let games = load_games(o)?;
     if games.is_empty() {
         return Err(Error::NoData(match &o.only {
@@ -159,6 +164,25 @@ fn deepchess(
             black_pool.extend(ps);
         }
     }
+    let head = format!(
+        "games: {} ({:?} split), positions: {} from games White won, {} from games Black won",
+        games.len(),
+        o.split,
+        white_pool.len(),
+        black_pool.len()
+    );
+    cross_pairs(net, &white_pool, &black_pool, o, &head)
+}
+
+/// Pair accuracy of `net` and of the pst evaluation on pairs (a position of a game White won,
+/// one of a game Black won, in random order), and the net's speeds.
+fn cross_pairs(
+    net: &DeepChess,
+    white_pool: &[Chess],
+    black_pool: &[Chess],
+    o: &AccuracyOptions,
+    head: &str,
+) -> Result<String, Error> {
     if white_pool.is_empty() || black_pool.is_empty() {
         return Err(Error::NoData(format!(
             "need positions from games won by each side ({} from White wins, {} from Black wins)",
@@ -168,7 +192,7 @@ fn deepchess(
     }
     let feats: Vec<features::Features> = white_pool
         .iter()
-        .chain(&black_pool)
+        .chain(black_pool)
         .map(features::deepchess)
         .collect();
     let vecs: Vec<Vec<f32>> = feats.par_iter().map(|f| net.pos2vec_features(f)).collect();
@@ -197,14 +221,6 @@ fn deepchess(
         .count();
     // The same pairs judged by the pst evaluation (from White's side): the reference a net
     // should beat. A tie counts as half right.
-    let white_pst = |p: &Chess| {
-        let e = crate::eval::pst::evaluate(p);
-        if shakmaty::Position::turn(p) == shakmaty::Color::White {
-            e
-        } else {
-            -e
-        }
-    };
     let pst_w: Vec<i32> = white_pool.par_iter().map(white_pst).collect();
     let pst_b: Vec<i32> = black_pool.par_iter().map(white_pst).collect();
     let pst_right: f64 = index_pairs
@@ -238,7 +254,7 @@ fn deepchess(
     });
     Ok(format!(
         "net: {}\n\
-         games: {} ({:?} split), positions: {} from games White won, {} from games Black won\n\
+         {head}\n\
          pair accuracy: {:.2}% ({right} of {} pairs)\n\
          pst evaluation on the same pairs: {:.2}%\n\
          Pos2Vec from scratch: {:.0} positions/s (one thread's CPU time, no cache)\n\
@@ -246,10 +262,6 @@ fn deepchess(
          comparisons: {:.0}/s\n\
          kernels: {}\n",
         net.description,
-        games.len(),
-        o.split,
-        white_pool.len(),
-        black_pool.len(),
         100.0 * right as f64 / pairs.len().max(1) as f64,
         pairs.len(),
         100.0 * pst_right / pairs.len().max(1) as f64,
@@ -265,7 +277,7 @@ fn deeppink(
     games: &[(u64, PgnGame)],
     o: &AccuracyOptions,
 ) -> Result<String, Error> {
-    let mut triplets: Vec<[Chess; 3]> = games
+    let triplets: Vec<[Chess; 3]> = games
         .par_iter()
         .flat_map_iter(|(i, g)| {
             deeppink_triplets(g, o.per_game, &mut game_rng(o.seed, *i))
@@ -273,6 +285,17 @@ fn deeppink(
                 .map(|t| [t.p, t.q, t.r])
         })
         .collect();
+    let head = format!("games: {} ({:?} split)", games.len(), o.split);
+    triplet_accuracy(net, triplets, o, &head)
+}
+
+/// Triplet accuracy of `net` (f(q) < f(r)) and its speeds.
+fn triplet_accuracy(
+    net: &DeepPink,
+    mut triplets: Vec<[Chess; 3]>,
+    o: &AccuracyOptions,
+    head: &str,
+) -> Result<String, Error> {
     if triplets.is_empty() {
         return Err(Error::NoData(
             "no triplets: the games are too short or missing".into(),
@@ -317,18 +340,156 @@ fn deeppink(
     });
     Ok(format!(
         "net: {}\n\
-         games: {} ({:?} split)\n\
+         {head}\n\
          triplet accuracy (f(q) < f(r)): {:.2}% ({right} of {}; {ties} ties)\n\
          evaluations from scratch: {:.0} positions/s (one thread's CPU time)\n\
          evaluations from a first-layer accumulator: {:.0} positions/s\n\
          kernels: {}\n",
         net.description,
-        games.len(),
-        o.split,
         100.0 * right as f64 / scores.len() as f64,
         scores.len(),
         scratch_rate,
         acc_rate,
         crate::nn::layers::kernel_name(net.simd)
+    ))
+}
+
+/// The pst evaluation of `p` from White's side.
+fn white_pst(p: &Chess) -> i32 {
+    let e = crate::eval::pst::evaluate(p);
+    if shakmaty::Position::turn(p) == shakmaty::Color::White {
+        e
+    } else {
+        -e
+    }
+}
+
+/// Accuracy on the records of a `deepred dataset` file of the chosen split (its split byte).
+fn from_dataset(
+    file: &NetFile,
+    path: &std::path::Path,
+    o: &AccuracyOptions,
+) -> Result<String, Error> {
+    use super::data::{self, BOARD_LEN};
+    let set = data::read(path)?;
+    let split_at = match set.kind {
+        Kind::DeepChess => BOARD_LEN + 1,
+        _ => 3 * BOARD_LEN,
+    };
+    let keep = |r: &Vec<u8>| match o.split {
+        Split::All => true,
+        Split::Train => r[split_at] == 0,
+        Split::Validation => r[split_at] == 1,
+    };
+    let records: Vec<&Vec<u8>> = set.records.iter().filter(|r| keep(r)).collect();
+    let board = |r: &[u8], k: usize| data::decode(&data::board_at(r, k * BOARD_LEN));
+    let head = format!(
+        "data set: {} ({:?} split, {} records)",
+        path.display(),
+        o.split,
+        records.len()
+    );
+    match (file.kind, set.kind) {
+        (Kind::DeepChess, Kind::DeepChess) => {
+            let (mut w, mut b) = (Vec::new(), Vec::new());
+            for r in &records {
+                let pos = board(r, 0)?;
+                if r[BOARD_LEN] == 1 {
+                    w.push(pos)
+                } else {
+                    b.push(pos)
+                }
+            }
+            let head = format!(
+                "{head}, positions: {} from games White won, {} from games Black won",
+                w.len(),
+                b.len()
+            );
+            cross_pairs(&DeepChess::from_file(file)?, &w, &b, o, &head)
+        }
+        (Kind::DeepChess, Kind::DeepPink) => {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(o.seed ^ 0x51B);
+            let chosen: Vec<&&Vec<u8>> = if records.len() > o.samples {
+                records.choose_multiple(&mut rng, o.samples).collect()
+            } else {
+                records.iter().collect()
+            };
+            let mut pairs = Vec::with_capacity(chosen.len());
+            for r in chosen {
+                // q (after the best move) is the better for White when White moves at p.
+                pairs.push((board(r, 1)?, board(r, 2)?, r[64] == 0));
+            }
+            sibling_pairs(&DeepChess::from_file(file)?, &pairs, &head)
+        }
+        (Kind::DeepPink, Kind::DeepPink) => {
+            let mut triplets = Vec::with_capacity(records.len());
+            for r in &records {
+                triplets.push([board(r, 0)?, board(r, 1)?, board(r, 2)?]);
+            }
+            triplet_accuracy(&DeepPink::from_file(file)?, triplets, o, &head)
+        }
+        (net, set_kind) => Err(Error::NoData(format!(
+            "a {} net is not scored on a {} data set (DeepChess: deepchess or deeppink data sets; Deep Pink: deeppink)",
+            net.name(),
+            set_kind.name()
+        ))),
+    }
+}
+
+/// Sibling-pair accuracy: (q, r, q better for White); the net is right when it prefers the
+/// better child for White, whichever order the pair comes in; the pst evaluation (static,
+/// White's side) on the same pairs, a tie half right.
+fn sibling_pairs(
+    net: &DeepChess,
+    pairs: &[(Chess, Chess, bool)],
+    head: &str,
+) -> Result<String, Error> {
+    if pairs.is_empty() {
+        return Err(Error::NoData("no sibling pairs in the chosen split".into()));
+    }
+    let scored: Vec<(bool, f64, bool)> = pairs
+        .par_iter()
+        .enumerate()
+        .map(|(i, (q, r, q_white))| {
+            let vq = net.pos2vec_features(&features::deepchess(q));
+            let vr = net.pos2vec_features(&features::deepchess(r));
+            // Alternate the order, so that a bias for the first or second slot cannot help.
+            let q_first = i % 2 == 0;
+            let p = if q_first {
+                net.compare(&vq, &vr)
+            } else {
+                net.compare(&vr, &vq)
+            };
+            let first_better = p > 0.5;
+            let right = first_better == (q_first == *q_white);
+            let (sq, sr) = (white_pst(q), white_pst(r));
+            let pst = match sq.cmp(&sr) {
+                std::cmp::Ordering::Equal => 0.5,
+                o => f64::from(u8::from((o == std::cmp::Ordering::Greater) == *q_white)),
+            };
+            let material = |p: &Chess| {
+                crate::chess::see::resolved_material(p, &shakmaty::Position::legal_moves(p))
+            };
+            (right, pst, material(q) == material(r))
+        })
+        .collect();
+    let right = scored.iter().filter(|s| s.0).count();
+    let pst: f64 = scored.iter().map(|s| s.1).sum();
+    let equal: Vec<&(bool, f64, bool)> = scored.iter().filter(|s| s.2).collect();
+    let eq_right = equal.iter().filter(|s| s.0).count();
+    let eq_pst: f64 = equal.iter().map(|s| s.1).sum();
+    Ok(format!(
+        "net: {}\n\
+         {head}\n\
+         sibling pair accuracy (the child after the searched best move against the child after a random other move): {:.2}% ({right} of {} pairs)\n\
+         pst evaluation on the same pairs: {:.2}%\n\
+         pairs whose children have equal SEE-resolved material (what the comparator search asks the net): {:.2}% ({eq_right} of {}), pst evaluation {:.2}%\n",
+        net.description,
+        100.0 * right as f64 / pairs.len() as f64,
+        pairs.len(),
+        100.0 * pst / pairs.len() as f64,
+        100.0 * eq_right as f64 / equal.len().max(1) as f64,
+        equal.len(),
+        100.0 * eq_pst / equal.len().max(1) as f64
     ))
 }

@@ -273,7 +273,14 @@ pub struct DatasetOptions {
     pub val_fraction: f64,
     pub seed: u64,
     pub per_game: usize,
+    /// Share of the `deepred datagen` records used (each kept or not by its own random draw).
+    pub sample: f64,
 }
+
+/// Records of `deepred datagen` files are split into train and validation by blocks of this
+/// many consecutive records (datagen writes each game's records together, about 90 a game, so a
+/// game rarely straddles both splits).
+pub const DATAGEN_BLOCK: u64 = 256;
 
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -292,6 +299,10 @@ pub struct Summary {
     /// Games skipped as repeats of an earlier game (same start and moves), so that one game
     /// never lands in both splits.
     pub duplicates: u64,
+    /// `deepred datagen` records read (a data set from datagen files), and those whose
+    /// position could not be recovered (see `chess::bullet::position`).
+    pub positions_read: u64,
+    pub positions_unusable: u64,
 }
 
 impl Summary {
@@ -306,7 +317,17 @@ impl Summary {
             self.total(),
             out.display()
         );
-        s.push_str(&format!(
+        if self.positions_read > 0 {
+            s.push_str(&format!(
+                "datagen records: {} read, {} without a recoverable position; positions of games won by White {}, won by Black {}, drawn {}\n",
+                self.positions_read,
+                self.positions_unusable,
+                self.white_won,
+                self.black_won,
+                self.drawn
+            ));
+        } else {
+            s.push_str(&format!(
             "games: {} read ({} unreadable, {} repeats of an earlier game skipped): {} won by White, {} won by Black, {} drawn, {} without result\n",
             self.games,
             self.unreadable,
@@ -316,8 +337,14 @@ impl Summary {
             self.drawn,
             self.no_result
         ));
+        }
+        let unit = if self.positions_read > 0 {
+            "blocks of 256 records"
+        } else {
+            "games"
+        };
         s.push_str(&format!(
-            "split: train {} records from {} games, validation {} records from {} games\n",
+            "split: train {} records from {} {unit}, validation {} records from {} {unit}\n",
             self.records[0], self.games_used[0], self.records[1], self.games_used[1]
         ));
         if kind == Kind::DeepChess {
@@ -465,6 +492,153 @@ pub fn build(
     w.write_all(&total.to_le_bytes()).map_err(werr)?;
     w.flush().map_err(werr)?;
     Ok(summary)
+}
+
+/// Builds a data set from `deepred datagen` files (Deep Red's own games) into `out`:
+/// - Deep Pink: a triplet per record: p = the record's position, q = after the search's best
+///   move, r = after a random other legal move. The (q, r) pairs are also DeepChess's sibling
+///   pairs (`deepred train deepchess --siblings`): two children of one parent, q the better for
+///   the side to move at p.
+/// - DeepChess: the record's position, if its game was won by either side.
+///
+/// A record is kept with probability `sample`; its random draws and its split (by blocks of
+/// [`DATAGEN_BLOCK`] records) depend only on the seed and its index over all files. The
+/// "games" of the summary's split line count those blocks.
+pub fn build_from_datagen(
+    bins: &[PathBuf],
+    out: &Path,
+    opts: &DatasetOptions,
+    progress: &indicatif::ProgressBar,
+) -> Result<Summary, Error> {
+    let file = std::fs::File::create(out).map_err(|source| Error::Create {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let mut w = BufWriter::new(file);
+    let werr = |source: std::io::Error| Error::Write {
+        path: out.to_path_buf(),
+        source,
+    };
+    let mut header = [0u8; HEADER_LEN];
+    header[..8].copy_from_slice(MAGIC);
+    header[8] = kind_byte(opts.kind);
+    w.write_all(&header).map_err(werr)?;
+    let mut summary = Summary::default();
+    let mut first = 0u64;
+    let mut blocks = [
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    ];
+    for path in bins {
+        let records = crate::chess::bullet::read_file(path)?;
+        progress.inc_length(records.len() as u64);
+        // (bytes, records written, White's result 0/1/2 or 3 unusable, split)
+        let outputs: Vec<(Vec<u8>, usize, u8, u8)> = records
+            .par_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let index = first + i as u64;
+                progress.inc(1);
+                datagen_records(b, index, opts)
+            })
+            .collect();
+        for (i, (bytes, n, white_result, split)) in outputs.into_iter().enumerate() {
+            summary.positions_read += 1;
+            match white_result {
+                2 => summary.white_won += 1,
+                0 => summary.black_won += 1,
+                1 => summary.drawn += 1,
+                _ => summary.positions_unusable += 1,
+            }
+            if n > 0 {
+                let s = usize::from(split);
+                blocks[s].insert((first + i as u64) / DATAGEN_BLOCK);
+                summary.records[s] += n as u64;
+                if opts.kind == Kind::DeepChess {
+                    summary.by_result[usize::from(white_result == 0)] += n as u64;
+                }
+                w.write_all(&bytes).map_err(werr)?;
+            }
+        }
+        first += records.len() as u64;
+    }
+    summary.games_used = [blocks[0].len() as u64, blocks[1].len() as u64];
+    let total =
+        u32::try_from(summary.total()).map_err(|_| Error::TooManyRecords(summary.total()))?;
+    w.seek(SeekFrom::Start(12)).map_err(werr)?;
+    w.write_all(&total.to_le_bytes()).map_err(werr)?;
+    w.flush().map_err(werr)?;
+    Ok(summary)
+}
+
+/// What one datagen record gives: its data set records, their count, White's result (0 lost,
+/// 1 drawn, 2 won; 3: the position could not be recovered) and its split.
+fn datagen_records(
+    b: &crate::chess::bullet::ChessBoard,
+    index: u64,
+    opts: &DatasetOptions,
+) -> (Vec<u8>, usize, u8, u8) {
+    use rand::Rng;
+    let split = u8::from(is_validation(
+        opts.seed,
+        index / DATAGEN_BLOCK,
+        opts.val_fraction,
+    ));
+    let Some((p, best)) = crate::chess::bullet::position(b) else {
+        return (Vec::new(), 0, 3, split);
+    };
+    let white_result = if p.turn() == Color::White {
+        b.result
+    } else {
+        2 - b.result.min(2)
+    };
+    let mut rng = game_rng(opts.seed, index);
+    if !rng.random_bool(opts.sample.clamp(0.0, 1.0)) {
+        return (Vec::new(), 0, white_result, split);
+    }
+    let mut out = Vec::new();
+    let tail = |out: &mut Vec<u8>| out.extend_from_slice(&(index as u32).to_le_bytes());
+    match opts.kind {
+        Kind::DeepChess => {
+            let result = match white_result {
+                2 => 1,
+                0 => 2,
+                _ => return (out, 0, white_result, split),
+            };
+            out.extend_from_slice(&encode(&p));
+            out.push(result);
+            out.push(split);
+            tail(&mut out);
+        }
+        Kind::DeepPink => {
+            let others: Vec<Move> = p.legal_moves().into_iter().filter(|&m| m != best).collect();
+            let Some(&other) = others.choose(&mut rng) else {
+                return (out, 0, white_result, split);
+            };
+            let (mut q, mut r) = (p.clone(), p.clone());
+            q.play_unchecked(best);
+            r.play_unchecked(other);
+            out.extend_from_slice(&encode(&p));
+            out.extend_from_slice(&encode(&q));
+            out.extend_from_slice(&encode(&r));
+            out.push(split);
+            out.push(0);
+            tail(&mut out);
+        }
+        Kind::Learned => return (out, 0, white_result, split),
+    }
+    (out, 1, white_result, split)
+}
+
+/// Do two boards have the same SEE-resolved material (`chess::see::resolved_material`)?
+pub fn equal_material(a: &Board, b: &Board) -> bool {
+    let material = |b: &Board| {
+        decode(b).ok().map(|p| {
+            let moves = shakmaty::Position::legal_moves(&p);
+            crate::chess::see::resolved_material(&p, &moves)
+        })
+    };
+    matches!((material(a), material(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// A data set file: its kind and records (each `record_len(kind)` bytes).
@@ -680,6 +854,7 @@ mod tests {
                 val_fraction: 0.25,
                 seed: 9,
                 per_game: 5,
+                sample: 1.0,
             };
             let s = build(std::slice::from_ref(&pgn), &out, &opts, &bar).unwrap();
             let d = read(&out).unwrap();

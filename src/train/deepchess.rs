@@ -3,13 +3,15 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use tch::nn::{self, Module};
 use tch::{Device, Kind as TKind, Tensor};
 
 use super::data::{self, BOARD_LEN};
 use super::error::Error;
 use super::run::{
-    EpochLog, RunFiles, TrainOptions, adamw, export, feature_rows, progress, shuffled,
+    EpochLog, RunFiles, TrainOptions, adamw, export, feature_rows, load_init, progress, shuffled,
     training_note, validate,
 };
 use crate::nn::net::Kind;
@@ -140,10 +142,25 @@ pub(super) fn train_deepchess(
             vb.len()
         )));
     }
+    // Sibling pairs: rows base + 2i (q, after the searched best move) and base + 2i + 1 (r,
+    // after a random other move) of triplet i.
+    let base = x.size()[0];
+    let sib = match &o.siblings {
+        Some(path) => Some(Siblings::load(path, base)?),
+        None => None,
+    };
+    let x = match &sib {
+        Some(s) => Tensor::cat(&[x, s.rows.shallow_clone()], 0),
+        None => x,
+    };
     let dev = o.device;
     let mut vs = nn::VarStore::new(dev);
     let net = DeepChessNet::new(&vs);
     let (mut stage, mut done, mut lr) = ("ae0".to_string(), 0usize, o.lr);
+    if let Some(p) = &o.init {
+        load_init(&mut vs, p, true)?;
+        stage = "main".into();
+    }
     if o.resume {
         (stage, done, lr) = files.load(&mut vs)?;
     }
@@ -210,7 +227,7 @@ pub(super) fn train_deepchess(
     }
     // Stage 2: the siamese network, end to end, on pairs re-drawn every epoch.
     let start_epoch = if stage == "main" { done + 1 } else { 1 };
-    if stage != "main" {
+    if stage != "main" || (o.init.is_some() && !o.resume) {
         lr = o.lr;
     }
     let mut opt = adamw(&vs, lr, o.weight_decay)?;
@@ -232,6 +249,11 @@ pub(super) fn train_deepchess(
     } else {
         o.pairs
     } as i64;
+    // Fixed validation sibling pairs.
+    let sib_val = sib.as_ref().filter(|s| !s.val.is_empty()).map(|s| {
+        let n = s.val.len().min(200_000) as i64;
+        s.draw(&s.val, n, o.seed ^ 4)
+    });
     let mut best = files.best_val_acc();
     for epoch in start_epoch..=o.epochs {
         let t0 = Instant::now();
@@ -240,16 +262,36 @@ pub(super) fn train_deepchess(
         let bs = pick(&tb, pairs, o.seed ^ (epoch as u64 * 7 + 101));
         tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 102)) as i64);
         let swap = Tensor::randint(2, [pairs], (TKind::Int64, Device::Cpu));
+        let (mut ea, mut eb, mut ey) = pair_batch(&ws, &bs, &swap, 0, pairs);
+        if let Some(s) = &sib {
+            // Sibling pairs join the cross-game pairs, shuffled together.
+            let n = if o.sibling_pairs == 0 {
+                s.train.len()
+            } else {
+                o.sibling_pairs
+            } as i64;
+            let (a, b, y) = s.draw(&s.train, n, o.seed ^ (epoch as u64 * 7 + 103));
+            tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 104)) as i64);
+            let perm = Tensor::randperm(pairs + n, (TKind::Int64, Device::Cpu));
+            ea = Tensor::cat(&[ea, a], 0).index_select(0, &perm);
+            eb = Tensor::cat(&[eb, b], 0).index_select(0, &perm);
+            ey = Tensor::cat(&[ey, y], 0).index_select(0, &perm);
+        }
+        let total = ea.size()[0];
         let bar = progress(
-            pairs as u64,
+            total as u64,
             o.quiet,
             &format!("siamese epoch {epoch}/{}", o.epochs),
         );
         let (mut loss_sum, mut correct, mut count) = (0.0, 0.0, 0.0);
         let mut i = 0;
-        while i < pairs {
-            let len = batch.min(pairs - i);
-            let (a, b, y) = pair_batch(&ws, &bs, &swap, i, len);
+        while i < total {
+            let len = batch.min(total - i);
+            let (a, b, y) = (
+                ea.narrow(0, i, len),
+                eb.narrow(0, i, len),
+                ey.narrow(0, i, len),
+            );
             let logits = net.logits_train(&xf(&a), &xf(&b), o.dropout);
             let y = y.to_device(dev);
             let loss = logits.cross_entropy_for_logits(&y);
@@ -259,10 +301,10 @@ pub(super) fn train_deepchess(
             correct += f64::try_from(&logits.accuracy_for_logits(&y)).unwrap_or(0.0) * n;
             count += n;
             i += batch;
-            bar.set_position(i.min(pairs) as u64);
+            bar.set_position(i.min(total) as u64);
         }
         bar.finish_and_clear();
-        let (val_loss, val_acc) = validate(val_pairs as usize, |i, len| {
+        let (mut val_loss, mut val_acc) = validate(val_pairs as usize, |i, len| {
             let (a, b, y) = pair_batch(&va, &vbb, &vswap, i as i64, len as i64);
             let logits = net.logits(&xf(&a), &xf(&b));
             let y = y.to_device(dev);
@@ -271,6 +313,32 @@ pub(super) fn train_deepchess(
                 logits.accuracy_for_logits(&y),
             )
         });
+        let mut sib_note = String::new();
+        if let Some((a, b, y)) = &sib_val {
+            let (sl, sa) = validate(a.size()[0] as usize, |i, len| {
+                let (i, len) = (i as i64, len as i64);
+                let logits = net.logits(&xf(&a.narrow(0, i, len)), &xf(&b.narrow(0, i, len)));
+                let y = y.narrow(0, i, len).to_device(dev);
+                (
+                    logits.cross_entropy_for_logits(&y),
+                    logits.accuracy_for_logits(&y),
+                )
+            });
+            if !o.quiet {
+                eprintln!(
+                    "epoch {epoch}: cross-game validation acc {:.2}%, sibling validation acc {:.2}% (logged: their mean)",
+                    100.0 * val_acc,
+                    100.0 * sa
+                );
+            }
+            sib_note = format!(
+                "; cross-game pairs {:.2}%, sibling pairs {:.2}%",
+                100.0 * val_acc,
+                100.0 * sa
+            );
+            val_loss = (val_loss + sl) / 2.0;
+            val_acc = (val_acc + sa) / 2.0;
+        }
         let e = EpochLog::main(
             epoch,
             (loss_sum / count, correct / count),
@@ -281,7 +349,10 @@ pub(super) fn train_deepchess(
         if !files.end_epoch(&vs, &e, &mut lr, o, &mut best)? {
             continue; // the net file keeps the best epoch so far
         }
-        let acc = format!("{:.2}% (held-out pairs, epoch {epoch})", 100.0 * val_acc);
+        let acc = format!(
+            "{:.2}% (held-out pairs, epoch {epoch}{sib_note})",
+            100.0 * val_acc
+        );
         export(
             &vs,
             Kind::DeepChess,
@@ -303,6 +374,92 @@ pub(super) fn train_deepchess(
         best,
         &o.out,
     ))
+}
+
+/// DeepChess's sibling pairs: the children q and r of Deep Pink triplets, as feature rows to
+/// append after the position rows, and the triplets of each split.
+struct Siblings {
+    rows: Tensor,
+    /// Row of q (r is the next row) and whether q is the better for White (White to move at p).
+    train: Vec<(i64, bool)>,
+    val: Vec<(i64, bool)>,
+}
+
+impl Siblings {
+    fn load(path: &std::path::Path, base: i64) -> Result<Siblings, Error> {
+        let set = data::read(path)?;
+        if set.kind != Kind::DeepPink {
+            return Err(Error::NoData(format!(
+                "--siblings '{}' is a {} data set; sibling pairs come from Deep Pink triplets (deepred dataset deeppink --datagen ...)",
+                path.display(),
+                set.kind.name()
+            )));
+        }
+        // Only pairs of equal SEE-resolved material: the comparator search orders positions of
+        // different material by material, and asks the net only about the others.
+        let keep: Vec<bool> = set
+            .records
+            .par_iter()
+            .map(|r| {
+                data::equal_material(
+                    &data::board_at(r, BOARD_LEN),
+                    &data::board_at(r, 2 * BOARD_LEN),
+                )
+            })
+            .collect();
+        let mut boards = Vec::new();
+        let (mut train, mut val) = (Vec::new(), Vec::new());
+        for (r, _) in set.records.iter().zip(&keep).filter(|(_, k)| **k) {
+            let item = (base + boards.len() as i64, r[64] == 0);
+            boards.push(data::board_at(r, BOARD_LEN));
+            boards.push(data::board_at(r, 2 * BOARD_LEN));
+            if r[3 * BOARD_LEN] == 0 {
+                train.push(item);
+            } else {
+                val.push(item);
+            }
+        }
+        eprintln!(
+            "sibling pairs: {} of {} triplets have children of equal material (train {}, validation {})",
+            train.len() + val.len(),
+            set.records.len(),
+            train.len(),
+            val.len()
+        );
+        if train.is_empty() {
+            return Err(Error::NoData(format!(
+                "--siblings '{}' has no triplets in the train split",
+                path.display()
+            )));
+        }
+        Ok(Siblings {
+            rows: feature_rows(&boards, 773, data::deepchess_features),
+            train,
+            val,
+        })
+    }
+
+    /// `n` pairs drawn from `items` (with replacement), each in random order: (first rows,
+    /// second rows, label 0 when the first is the better for White).
+    fn draw(&self, items: &[(i64, bool)], n: i64, seed: u64) -> (Tensor, Tensor, Tensor) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let (mut a, mut b, mut y) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..n {
+            let (q, q_white) = items[rng.random_range(0..items.len())];
+            let swap = rng.random_bool(0.5);
+            let (first, second) = if swap { (q + 1, q) } else { (q, q + 1) };
+            a.push(first);
+            b.push(second);
+            // First better for White: q and White to move at p, or r and Black to move.
+            y.push(i64::from(q_white == swap));
+        }
+        (
+            Tensor::from_slice(&a),
+            Tensor::from_slice(&b),
+            Tensor::from_slice(&y),
+        )
+    }
 }
 
 /// Rows `i..i+len` of a pair list: (first, second, label) with label 0 when the first is the

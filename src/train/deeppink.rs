@@ -9,7 +9,7 @@ use tch::{Device, Kind as TKind, Tensor};
 use super::data::{self, BOARD_LEN};
 use super::error::Error;
 use super::run::{
-    EpochLog, RunFiles, TrainOptions, adamw, export, feature_rows, progress, shuffled,
+    EpochLog, RunFiles, TrainOptions, adamw, export, feature_rows, load_init, progress, shuffled,
     training_note, validate,
 };
 use crate::nn::net::Kind;
@@ -91,6 +91,9 @@ pub(super) fn train_deeppink(
     let dev = o.device;
     let mut vs = nn::VarStore::new(dev);
     let net = DeepPinkNet::new(&vs, &o.hidden);
+    if let Some(p) = &o.init {
+        load_init(&mut vs, p, false)?;
+    }
     let (mut done, mut lr) = (0usize, o.lr);
     if o.resume {
         let (_, d, l) = files.load(&mut vs)?;

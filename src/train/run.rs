@@ -45,6 +45,13 @@ pub struct TrainOptions {
     pub threads: usize,
     pub seed: u64,
     pub resume: bool,
+    /// Start from this net file's weights (DeepChess: skips the autoencoder pretraining).
+    pub init: Option<PathBuf>,
+    /// DeepChess: also train on sibling pairs, the (q, r) children of this Deep Pink triplet
+    /// data set (`deepred dataset deeppink --datagen`), q being the better for the side to move.
+    pub siblings: Option<PathBuf>,
+    /// Sibling pairs drawn per epoch (0: as many as there are train triplets).
+    pub sibling_pairs: usize,
     /// Free text for the net's `games` metadata.
     pub games_note: String,
     pub quiet: bool,
@@ -400,6 +407,17 @@ pub(super) fn export(
         })
 }
 
+/// Loads the weights of net file `path` (safetensors, the names of `export`) into `vs`; with
+/// `partial`, variables the file lacks keep their values.
+pub(super) fn load_init(vs: &mut nn::VarStore, path: &Path, partial: bool) -> Result<(), Error> {
+    let r = if partial {
+        vs.load_partial(path).map(|_| ())
+    } else {
+        vs.load(path)
+    };
+    r.map_err(|e| Error::Torch(format!("--init: cannot load '{}': {e}", path.display())))
+}
+
 /// Index tensors (Int64) of `rows`, shuffled by a seeded permutation.
 pub(super) fn shuffled(rows: &[i64], seed: u64) -> Tensor {
     let g = Tensor::from_slice(rows);
@@ -410,7 +428,7 @@ pub(super) fn shuffled(rows: &[i64], seed: u64) -> Tensor {
 
 pub(super) fn training_note(o: &TrainOptions, epoch: usize) -> String {
     format!(
-        "deepred train {}: epoch {} (best of {}), batch {}, lr {} decay {}, weight decay {}, dropout {}, mirror {}, seed {}, data {}",
+        "deepred train {}: epoch {} (best of {}), batch {}, lr {} decay {}, weight decay {}, dropout {}, mirror {}, seed {}, data {}{}{}",
         o.kind.name(),
         epoch,
         o.epochs,
@@ -421,6 +439,18 @@ pub(super) fn training_note(o: &TrainOptions, epoch: usize) -> String {
         o.dropout,
         o.mirror,
         o.seed,
-        o.data.display()
+        o.data.display(),
+        o.siblings
+            .as_ref()
+            .map(|p| format!(
+                ", sibling pairs {} ({} an epoch)",
+                p.display(),
+                o.sibling_pairs
+            ))
+            .unwrap_or_default(),
+        o.init
+            .as_ref()
+            .map(|p| format!(", from {}", p.display()))
+            .unwrap_or_default()
     )
 }
