@@ -231,6 +231,74 @@ fn training_logs_plots_checkpoints_resumes_and_writes_a_net_the_engine_loads() {
         assert!(m.to_move(&pos).is_ok(), "illegal bestmove {best}");
         e.quit();
     }
+    // DeepChess from the net above (--init: no autoencoder stage), with the sibling pairs of the
+    // Deep Pink triplets (the child after the move played against one after another move).
+    let run = dir.join("runs-siblings");
+    let net = dir.join("siblings.safetensors");
+    let sib_args = |siblings: &Path| {
+        vec![
+            "train".to_string(),
+            "deepchess".into(),
+            "--data".into(),
+            dir.join("deepchess.bin").display().to_string(),
+            "--siblings".into(),
+            siblings.display().to_string(),
+            "--sibling-pairs".into(),
+            "3000".into(),
+            "--pairs".into(),
+            "1000".into(),
+            "--init".into(),
+            dir.join("deepchess.safetensors").display().to_string(),
+            "--out".into(),
+            net.display().to_string(),
+            "--run-dir".into(),
+            run.display().to_string(),
+            "--epochs".into(),
+            "1".into(),
+            "--threads".into(),
+            "2".into(),
+            "--quiet".into(),
+        ]
+    };
+    let args = sib_args(&dir.join("deeppink.bin"));
+    let (ok, out, err) = deepred(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{out}\n{err}");
+    let csv = std::fs::read_to_string(run.join("deepchess.csv")).unwrap();
+    assert!(
+        !csv.contains("\nae"),
+        "--init skips the autoencoders: {csv}"
+    );
+    assert_eq!(csv.lines().filter(|l| l.starts_with("main,")).count(), 1);
+    let file = deepred::nn::net::NetFile::load(&net, None).unwrap();
+    assert!(
+        file.meta_or("validation_accuracy")
+            .contains("sibling pairs"),
+        "{}",
+        file.meta_or("validation_accuracy")
+    );
+    // The sibling accuracy of the net, and the pst evaluation's, on the held-out triplets.
+    let (ok, out, err) = deepred(&[
+        "nn",
+        "accuracy",
+        "--net",
+        net.to_str().unwrap(),
+        "--dataset",
+        dir.join("deeppink.bin").to_str().unwrap(),
+        "--split",
+        "validation",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("sibling pair accuracy") && out.contains("pst evaluation"),
+        "{out}"
+    );
+    // Sibling pairs come from triplets only.
+    let args = sib_args(&dir.join("deepchess.bin"));
+    let (ok, _, err) = deepred(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        !ok && err.contains("sibling pairs come from Deep Pink triplets"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
