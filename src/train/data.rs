@@ -412,6 +412,37 @@ pub fn game_key(g: &PgnGame) -> u64 {
     h.finish()
 }
 
+/// A new data set file `out` of `kind`, its header written (the record count comes at the end).
+fn create(out: &Path, kind: Kind) -> Result<BufWriter<std::fs::File>, Error> {
+    let file = std::fs::File::create(out).map_err(|source| Error::Create {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let mut w = BufWriter::new(file);
+    let mut header = [0u8; HEADER_LEN];
+    header[..8].copy_from_slice(MAGIC);
+    header[8] = kind_byte(kind);
+    w.write_all(&header).map_err(|source| Error::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    Ok(w)
+}
+
+/// Writes the record count of `summary` into the header of `w` and flushes it.
+fn finish(mut w: BufWriter<std::fs::File>, out: &Path, summary: Summary) -> Result<Summary, Error> {
+    let werr = |source: std::io::Error| Error::Write {
+        path: out.to_path_buf(),
+        source,
+    };
+    let total =
+        u32::try_from(summary.total()).map_err(|_| Error::TooManyRecords(summary.total()))?;
+    w.seek(SeekFrom::Start(12)).map_err(werr)?;
+    w.write_all(&total.to_le_bytes()).map_err(werr)?;
+    w.flush().map_err(werr)?;
+    Ok(summary)
+}
+
 /// Builds a data set from `pgns` into `out`. `progress` is told of games to do and games done.
 pub fn build(
     pgns: &[PathBuf],
@@ -419,19 +450,11 @@ pub fn build(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let file = std::fs::File::create(out).map_err(|source| Error::Create {
-        path: out.to_path_buf(),
-        source,
-    })?;
-    let mut w = BufWriter::new(file);
+    let mut w = create(out, opts.kind)?;
     let werr = |source: std::io::Error| Error::Write {
         path: out.to_path_buf(),
         source,
     };
-    let mut header = [0u8; HEADER_LEN];
-    header[..8].copy_from_slice(MAGIC);
-    header[8] = kind_byte(opts.kind);
-    w.write_all(&header).map_err(werr)?;
     let mut summary = Summary::default();
     let mut next_index: u64 = 0;
     let mut seen = std::collections::HashSet::new();
@@ -486,12 +509,7 @@ pub fn build(
             w.write_all(&bytes).map_err(werr)?;
         }
     }
-    let total =
-        u32::try_from(summary.total()).map_err(|_| Error::TooManyRecords(summary.total()))?;
-    w.seek(SeekFrom::Start(12)).map_err(werr)?;
-    w.write_all(&total.to_le_bytes()).map_err(werr)?;
-    w.flush().map_err(werr)?;
-    Ok(summary)
+    finish(w, out, summary)
 }
 
 /// Builds a data set from `deepred datagen` files (Deep Red's own games) into `out`:
@@ -510,19 +528,11 @@ pub fn build_from_datagen(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let file = std::fs::File::create(out).map_err(|source| Error::Create {
-        path: out.to_path_buf(),
-        source,
-    })?;
-    let mut w = BufWriter::new(file);
+    let mut w = create(out, opts.kind)?;
     let werr = |source: std::io::Error| Error::Write {
         path: out.to_path_buf(),
         source,
     };
-    let mut header = [0u8; HEADER_LEN];
-    header[..8].copy_from_slice(MAGIC);
-    header[8] = kind_byte(opts.kind);
-    w.write_all(&header).map_err(werr)?;
     let mut summary = Summary::default();
     let mut first = 0u64;
     let mut blocks = [
@@ -563,12 +573,7 @@ pub fn build_from_datagen(
         first += records.len() as u64;
     }
     summary.games_used = [blocks[0].len() as u64, blocks[1].len() as u64];
-    let total =
-        u32::try_from(summary.total()).map_err(|_| Error::TooManyRecords(summary.total()))?;
-    w.seek(SeekFrom::Start(12)).map_err(werr)?;
-    w.write_all(&total.to_le_bytes()).map_err(werr)?;
-    w.flush().map_err(werr)?;
-    Ok(summary)
+    finish(w, out, summary)
 }
 
 /// What one datagen record gives: its data set records, their count, White's result (0 lost,
