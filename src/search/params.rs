@@ -171,6 +171,15 @@ tunables! {
     /// Balances are multiples of 100, so 1..=100 all mean "the net judges equal material only";
     /// 100 beat 200 by +127 ± 114 Elo (40 games at 20,000 nodes, BENCHMARKS.md).
     comparator_material_margin: "ComparatorMaterialMargin" = 100, 0..=2_000, 50;
+    /// A move that gives check is searched one ply deeper (1) or not (0).
+    comparator_check_extension: "ComparatorCheckExtension" = 1, 0..=1, 1;
+    /// Null-move pruning from this remaining depth on (0: never): the side to move passes, and
+    /// if a search `2 + depth / 4` plies shallower still reaches beta, the node is cut.
+    comparator_nmp_depth: "ComparatorNullMoveDepth" = 3, 0..=16, 1;
+    /// Late move reductions of quiet moves from this move number on (0: never), by the main
+    /// search's table (`LmrBase`, `LmrDivisor`, `LmrMinDepth`); a reduced move that raises the
+    /// bound is searched again at full depth.
+    comparator_lmr_moves: "ComparatorLmrMoves" = 3, 0..=64, 1;
     /// Ordering scores of the comparator search: table move, captures (plus MVV-LVA),
     /// promotions, killers (the second killer 1,000 less).
     comparator_order_table: "ComparatorOrderTable" = 1_000_000, 500_000..=2_000_000, 25_000;
