@@ -668,6 +668,11 @@ pub struct AccuracyArgs {
     /// the split still numbers the games of every --pgn file, as `deepred dataset` did.
     #[arg(long)]
     pub only: Option<String>,
+    /// DeepChess cross-game pairs are also scored as the comparator search decides them:
+    /// by material when their SEE-resolved balances differ by at least this many centipawns
+    /// (`ComparatorMaterialMargin`), else by the net.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i32).range(1..=2000))]
+    pub material_margin: i32,
 }
 
 #[derive(clap::Args)]

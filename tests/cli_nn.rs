@@ -79,6 +79,20 @@ fn bench_eval_and_accuracy_with_random_nets() {
         .and_then(|v| v.trim_end_matches('%').parse().ok())
         .unwrap_or_else(|| panic!("no pst line in {out}"));
     assert!(pst > 75.0, "{out}");
+    // As the comparator search decides: material settles most of those pairs whatever the
+    // (random) net says; the pairs of equal material are counted apart.
+    let searched: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("as the comparator search decides (material when the SEE-resolved balances differ by at least 100 cp, else the net): "))
+        .and_then(|v| v.trim_end_matches('%').parse().ok())
+        .unwrap_or_else(|| panic!("no comparator-search line in {out}"));
+    assert!(searched > 70.0, "{out}");
+    let equal: usize = out
+        .lines()
+        .find_map(|l| l.strip_prefix("pairs of equal SEE-resolved material: "))
+        .and_then(|v| v.split(',').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no equal-material line in {out}"));
+    assert!(equal > 0 && equal < 3000, "{out}");
     // --only scores the games of some files, numbered as in the whole list: the validation
     // games of the two files add up to the validation games of both.
     let games = |only: &[&str]| -> usize {

@@ -168,6 +168,7 @@ fn accuracy(a: AccuracyArgs) -> ExitCode {
         val_fraction: a.val_fraction,
         per_game: a.per_game,
         only: a.only,
+        material_margin: a.material_margin,
     };
     match accuracy::run(&o) {
         Ok(report) => {

@@ -285,7 +285,7 @@ impl<'a> Searcher<'a> {
         }
         let white = pos.turn() == Color::White;
         let in_check = pos.is_check();
-        if let Some(v) = self.null_move(pos, hash, &moves, depth, ply, &alpha, &beta) {
+        if let Some(v) = self.null_move(pos, hash, &moves, depth, ply, (&alpha, &beta)) {
             return v;
         }
         let mut best: Option<(Val, Move)> = None;
@@ -373,8 +373,7 @@ impl<'a> Searcher<'a> {
         moves: &MoveList,
         depth: i32,
         ply: usize,
-        alpha: &Val,
-        beta: &Val,
+        (alpha, beta): (&Val, &Val),
     ) -> Option<Val> {
         let min_depth = self.t.comparator_nmp_depth;
         let white = pos.turn() == Color::White;

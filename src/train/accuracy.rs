@@ -48,6 +48,9 @@ pub struct AccuracyOptions {
     /// Score only games from files whose path contains this text (all files still count for
     /// the split's numbering and the skipping of repeats).
     pub only: Option<String>,
+    /// Cross-game pairs are also scored as the comparator search decides them: by material
+    /// when the SEE-resolved balances differ by at least this much, else by the net.
+    pub material_margin: i32,
 }
 
 /// Reads the games with their global index (as `deepred dataset` numbers them), keeping those
@@ -215,22 +218,50 @@ fn cross_pairs(
             }
         })
         .collect();
-    let right = pairs
+    // Per pair: is the net right, and the White-win position's material minus the other's.
+    let material =
+        |p: &Chess| crate::chess::see::resolved_material(p, &shakmaty::Position::legal_moves(p));
+    let mat_w: Vec<i32> = white_pool.par_iter().map(material).collect();
+    let mat_b: Vec<i32> = black_pool.par_iter().map(material).collect();
+    let judged: Vec<(bool, i32)> = pairs
         .par_iter()
-        .filter(|(a, b, first_white)| (net.compare(a, b) > 0.5) == *first_white)
+        .zip(&index_pairs)
+        .map(|((a, b, first_white), &(w, bi, _))| {
+            (
+                (net.compare(a, b) > 0.5) == *first_white,
+                mat_w[w] - mat_b[bi],
+            )
+        })
+        .collect();
+    let right = judged.iter().filter(|j| j.0).count();
+    // As the comparator search decides: material when it differs enough, else the net.
+    let searched = judged
+        .iter()
+        .filter(|&&(net_right, diff)| {
+            if diff.abs() >= o.material_margin {
+                diff > 0
+            } else {
+                net_right
+            }
+        })
         .count();
     // The same pairs judged by the pst evaluation (from White's side): the reference a net
     // should beat. A tie counts as half right.
     let pst_w: Vec<i32> = white_pool.par_iter().map(white_pst).collect();
     let pst_b: Vec<i32> = black_pool.par_iter().map(white_pst).collect();
-    let pst_right: f64 = index_pairs
+    let pst_of: Vec<f64> = index_pairs
         .iter()
         .map(|&(w, b, _)| match pst_w[w].cmp(&pst_b[b]) {
             std::cmp::Ordering::Greater => 1.0,
             std::cmp::Ordering::Equal => 0.5,
             std::cmp::Ordering::Less => 0.0,
         })
-        .sum();
+        .collect();
+    let pst_right: f64 = pst_of.iter().sum();
+    // Pairs of equal material, where material says nothing: the net against pst.
+    let equal: Vec<usize> = (0..judged.len()).filter(|&i| judged[i].1 == 0).collect();
+    let eq_net = equal.iter().filter(|&&i| judged[i].0).count();
+    let eq_pst: f64 = equal.iter().map(|&i| pst_of[i]).sum();
     // Speed, one thread, no cache.
     let scratch_rate = rate(&feats, |f| {
         std::hint::black_box(net.pos2vec_features(f));
@@ -257,6 +288,8 @@ fn cross_pairs(
          {head}\n\
          pair accuracy: {:.2}% ({right} of {} pairs)\n\
          pst evaluation on the same pairs: {:.2}%\n\
+         as the comparator search decides (material when the SEE-resolved balances differ by at least {} cp, else the net): {:.2}%\n\
+         pairs of equal SEE-resolved material: {}, net {:.2}%, pst evaluation {:.2}%\n\
          Pos2Vec from scratch: {:.0} positions/s (one thread's CPU time, no cache)\n\
          Pos2Vec from a first-layer accumulator: {:.0} positions/s\n\
          comparisons: {:.0}/s\n\
@@ -265,6 +298,11 @@ fn cross_pairs(
         100.0 * right as f64 / pairs.len().max(1) as f64,
         pairs.len(),
         100.0 * pst_right / pairs.len().max(1) as f64,
+        o.material_margin,
+        100.0 * searched as f64 / pairs.len().max(1) as f64,
+        equal.len(),
+        100.0 * eq_net as f64 / equal.len().max(1) as f64,
+        100.0 * eq_pst / equal.len().max(1) as f64,
         scratch_rate,
         acc_rate,
         cmp_rate,
