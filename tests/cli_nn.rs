@@ -71,21 +71,24 @@ fn bench_eval_and_accuracy_with_random_nets() {
         out.contains("Pos2Vec from scratch: ") && out.contains("comparisons: "),
         "{out}"
     );
+    // The percentage after `prefix` on a line of the report.
+    let percent = |prefix: &str| -> f64 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|v| v.trim_end_matches('%').parse().ok())
+            .unwrap_or_else(|| panic!("no line '{prefix}' in {out}"))
+    };
     // The pst reference on the same pairs: decisive TCEC games are clear to a material count
     // (a sign error would put it far below 50%).
-    let pst: f64 = out
-        .lines()
-        .find_map(|l| l.strip_prefix("pst evaluation on the same pairs: "))
-        .and_then(|v| v.trim_end_matches('%').parse().ok())
-        .unwrap_or_else(|| panic!("no pst line in {out}"));
-    assert!(pst > 75.0, "{out}");
+    assert!(
+        percent("pst evaluation on the same pairs: ") > 75.0,
+        "{out}"
+    );
     // As the comparator search decides: material settles most of those pairs whatever the
     // (random) net says; the pairs of equal material are counted apart.
-    let searched: f64 = out
-        .lines()
-        .find_map(|l| l.strip_prefix("as the comparator search decides (material when the SEE-resolved balances differ by at least 100 cp, else the net): "))
-        .and_then(|v| v.trim_end_matches('%').parse().ok())
-        .unwrap_or_else(|| panic!("no comparator-search line in {out}"));
+    let searched = percent(
+        "as the comparator search decides (material when the SEE-resolved balances differ by at least 100 cp, else the net): ",
+    );
     assert!(searched > 70.0, "{out}");
     let equal: usize = out
         .lines()
