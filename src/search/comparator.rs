@@ -165,6 +165,20 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Is `a` strictly better than `b` for the side to move (White if `white`)?
+    fn beats(&mut self, white: bool, a: &Val, b: &Val) -> bool {
+        if white {
+            self.better(a, b)
+        } else {
+            self.better(b, a)
+        }
+    }
+
+    /// The check extension of a move whose child `gives_check`, at `ply`.
+    fn extension(&self, gives_check: bool, ply: usize) -> i32 {
+        i32::from(gives_check && self.t.comparator_check_extension > 0 && ply < MAX_PLY / 2)
+    }
+
     /// Draw by the fifty-move rule, repetition or insufficient material.
     fn is_draw(&self, pos: &Chess) -> bool {
         is_rule_draw(pos, &self.keys)
@@ -218,13 +232,7 @@ impl<'a> Searcher<'a> {
     ) -> bool {
         let improves = match best {
             None => true,
-            Some((b, _)) => {
-                if white {
-                    self.better(&v, b)
-                } else {
-                    self.better(b, &v)
-                }
-            }
+            Some((b, _)) => self.beats(white, &v, b),
         };
         if !improves {
             return false;
@@ -285,7 +293,8 @@ impl<'a> Searcher<'a> {
         }
         let white = pos.turn() == Color::White;
         let in_check = pos.is_check();
-        if let Some(v) = self.null_move(pos, hash, &moves, depth, ply, (&alpha, &beta)) {
+        if !in_check && let Some(v) = self.null_move(pos, hash, &moves, depth, ply, (&alpha, &beta))
+        {
             return v;
         }
         let mut best: Option<(Val, Move)> = None;
@@ -295,9 +304,7 @@ impl<'a> Searcher<'a> {
         for (i, m) in self.order(&moves, hash, ply).into_iter().enumerate() {
             let (child, child_hash) = play(pos, hash, m);
             let gives_check = child.is_check();
-            let extend = i32::from(
-                gives_check && self.t.comparator_check_extension > 0 && ply < MAX_PLY / 2,
-            );
+            let extend = self.extension(gives_check, ply);
             let code = encode_move(&m);
             let quiet = !m.is_capture()
                 && !m.is_promotion()
@@ -322,12 +329,8 @@ impl<'a> Searcher<'a> {
                 beta.clone(),
             );
             if r > 0 && !self.control.stopped {
-                let raises = if white {
-                    self.better(&v, &alpha)
-                } else {
-                    self.better(&beta, &v)
-                };
-                if raises {
+                let own_bound = if white { &alpha } else { &beta };
+                if self.beats(white, &v, own_bound) {
                     v = self.alphabeta(
                         &child,
                         child_hash,
@@ -344,7 +347,6 @@ impl<'a> Searcher<'a> {
             }
             if self.consider(white, v, m, ply, &mut best, &mut alpha, &mut beta, true) {
                 if !m.is_capture() {
-                    let code = encode_move(&m);
                     let k = &mut self.killers[ply];
                     if k[0] != code {
                         k[1] = k[0];
@@ -365,7 +367,8 @@ impl<'a> Searcher<'a> {
 
     /// Null-move pruning: when the side to move stands at or beyond beta (by the net) and may
     /// pass, a search `2 + depth / 4` plies shallower after passing that still reaches beta
-    /// cuts the node. Not in check, not twice in a row, not without pieces (zugzwang).
+    /// cuts the node. Not in check (the caller's test), not twice in a row, not without pieces
+    /// (zugzwang).
     fn null_move(
         &mut self,
         pos: &Chess,
@@ -385,18 +388,13 @@ impl<'a> Searcher<'a> {
             || ply == 0
             || self.null[ply]
             || pieces.is_empty()
-            || pos.is_check()
             || !matches!(bound, Val::Pos(_) | Val::Draw)
         {
             return None;
         }
         let stand = self.leaf(pos, hash, moves);
-        let at_bound = if white {
-            !self.better(beta, &stand)
-        } else {
-            !self.better(&stand, alpha)
-        };
-        if !at_bound {
+        // The opponent's bound: at or beyond it means not beating the stand-pat position.
+        if self.beats(white, bound, &stand) {
             return None;
         }
         let null_pos = pos.clone().swap_turn().ok()?;
@@ -416,11 +414,7 @@ impl<'a> Searcher<'a> {
         if self.control.stopped {
             return None;
         }
-        let cut = if white {
-            !self.better(beta, &v)
-        } else {
-            !self.better(&v, alpha)
-        };
+        let cut = !self.beats(white, bound, &v);
         // A mate found after passing proves nothing about the real position: the bound only.
         cut.then(|| match v {
             Val::Mate { .. } => bound.clone(),
@@ -512,11 +506,7 @@ impl<'a> Searcher<'a> {
                     Some((m.to(), qdepth + 1)),
                 )
             };
-            let improves = if white {
-                self.better(&v, &best)
-            } else {
-                self.better(&best, &v)
-            };
+            let improves = self.beats(white, &v, &best);
             if improves {
                 best = v;
                 if white {
@@ -608,7 +598,7 @@ pub fn search(
         let mut best_pv = Vec::new();
         for &m in &order {
             let (child, child_hash) = play(root, root_hash, m);
-            let extend = i32::from(child.is_check() && s.t.comparator_check_extension > 0);
+            let extend = s.extension(child.is_check(), 0);
             s.keys.push(child_hash);
             let v = s.alphabeta(
                 &child,

@@ -219,8 +219,6 @@ fn cross_pairs(
         })
         .collect();
     // Per pair: is the net right, and the White-win position's material minus the other's.
-    let material =
-        |p: &Chess| crate::chess::see::resolved_material(p, &shakmaty::Position::legal_moves(p));
     let mat_w: Vec<i32> = white_pool.par_iter().map(material).collect();
     let mat_b: Vec<i32> = black_pool.par_iter().map(material).collect();
     let judged: Vec<(bool, i32)> = pairs
@@ -402,6 +400,11 @@ fn white_pst(p: &Chess) -> i32 {
     }
 }
 
+/// White's SEE-resolved material balance, as the comparator search's leaves carry it.
+fn material(p: &Chess) -> i32 {
+    crate::chess::see::resolved_material(p, &shakmaty::Position::legal_moves(p))
+}
+
 /// Accuracy on the records of a `deepred dataset` file of the chosen split (its split byte).
 fn from_dataset(
     file: &NetFile,
@@ -504,9 +507,6 @@ fn sibling_pairs(
             let pst = match sq.cmp(&sr) {
                 std::cmp::Ordering::Equal => 0.5,
                 o => f64::from(u8::from((o == std::cmp::Ordering::Greater) == *q_white)),
-            };
-            let material = |p: &Chess| {
-                crate::chess::see::resolved_material(p, &shakmaty::Position::legal_moves(p))
             };
             (right, pst, material(q) == material(r))
         })
