@@ -328,6 +328,10 @@ pub struct DatasetArgs {
     /// Deep Pink triplets per game at most.
     #[arg(long, default_value_t = 20)]
     pub per_game: usize,
+    /// Deep Pink from datagen: keep only the triplets whose children q and r have the same
+    /// SEE-resolved material (the sibling pairs the comparator search asks DeepChess about).
+    #[arg(long, requires = "datagen")]
+    pub equal_material: bool,
 }
 
 #[derive(clap::Args)]
@@ -550,6 +554,23 @@ pub enum NnCmd {
     RandomNet(RandomNetArgs),
     /// Time one dense layer of the nets with each kernel (AVX2 and portable), in microseconds.
     KernelBench(KernelBenchArgs),
+    /// Fit a Deep Pink net's centipawn scale (`cp_scale`) against the pst evaluation on the
+    /// positions p of a Deep Pink data set, and write it into the net file (what `deepred
+    /// train` does after each epoch; for nets trained by scripts/train_gpu.py).
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CalibrateArgs {
+    /// The Deep Pink net; its metadata `cp_scale` is rewritten in place.
+    #[arg(long)]
+    pub net: std::path::PathBuf,
+    /// A Deep Pink data set (`deepred dataset deeppink`); its validation split is used.
+    #[arg(long)]
+    pub dataset: std::path::PathBuf,
+    /// Positions used at most.
+    #[arg(long, default_value_t = 20_000)]
+    pub samples: usize,
 }
 
 #[derive(Subcommand)]

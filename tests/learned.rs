@@ -185,7 +185,8 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         "{recovered} of {} records recovered",
         records.len()
     );
-    // Deep Pink triplets: q after the best move, r after another legal move of p.
+    // Deep Pink triplets: q after the best move, r after another quiet legal move of p (the
+    // best move is quiet: datagen's filter).
     let run = |kind: &str, out: &Path| {
         let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
             .args(["dataset", kind, "--datagen"])
@@ -201,7 +202,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     let triplets = dir.join("t.bin");
     let report = run("deeppink", &triplets);
     let set = data::read(&triplets).unwrap();
-    // One triplet a recovered record, unless p has no other legal move.
+    // One triplet a recovered record, unless p has no other quiet legal move.
     assert!(
         set.records.len() <= recovered && set.records.len() + 5 >= recovered,
         "{report}"
@@ -214,11 +215,14 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         for child in [q, rr] {
             assert!(
                 p.legal_moves().iter().any(|&m| {
+                    if m.is_capture() || m.is_promotion() {
+                        return false;
+                    }
                     let mut c = p.clone();
                     c.play_unchecked(m);
                     data::encode(&c)[..65] == child[..65]
                 }),
-                "a child that is not p after a legal move"
+                "a child that is not p after a quiet legal move"
             );
         }
         // The split goes by blocks of DATAGEN_BLOCK records (the record's index is stored).
@@ -226,6 +230,112 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         let val = data::is_validation(3, u64::from(index) / data::DATAGEN_BLOCK, 0.5);
         assert_eq!(r[3 * BOARD_LEN], u8::from(val));
     }
+    // --equal-material keeps exactly the triplets whose children have the same SEE-resolved
+    // material, in the same order.
+    let equal = dir.join("teq.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(["dataset", "deeppink", "--equal-material", "--datagen"])
+        .arg(&bin)
+        .args(["--val-fraction", "0.5", "--seed", "3", "--out"])
+        .arg(&equal)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept: Vec<&Vec<u8>> = set
+        .records
+        .iter()
+        .filter(|r| {
+            let material = |k: usize| {
+                let p = data::decode(&data::board_at(r, k * BOARD_LEN)).unwrap();
+                deepred::chess::see::resolved_material(&p, &p.legal_moves())
+            };
+            material(1) == material(2)
+        })
+        .collect();
+    let eq = data::read(&equal).unwrap();
+    assert!(!kept.is_empty() && kept.len() < set.records.len());
+    assert_eq!(eq.records.iter().collect::<Vec<_>>(), kept);
+    // `nn calibrate`: the least-squares scale of f against the pst evaluation on the p of the
+    // validation triplets, written into the net; the weights stay as they were.
+    let net = dir.join("dp.safetensors");
+    let deepred_ok = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+        )
+    };
+    let (ok, text) = deepred_ok(&[
+        "nn".as_ref(),
+        "random-net".as_ref(),
+        "deeppink".as_ref(),
+        "--out".as_ref(),
+        net.as_os_str(),
+    ]);
+    assert!(ok, "{text}");
+    let before = deepred::nn::net::NetFile::load(&net, None).unwrap();
+    // Every triplet in the validation split (these few games fill one or two blocks).
+    let all_val = dir.join("tval.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(["dataset", "deeppink", "--datagen"])
+        .arg(&bin)
+        .args(["--val-fraction", "1", "--out"])
+        .arg(&all_val)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let val_set = data::read(&all_val).unwrap();
+    let (ok, text) = deepred_ok(&[
+        "nn".as_ref(),
+        "calibrate".as_ref(),
+        "--net".as_ref(),
+        net.as_os_str(),
+        "--dataset".as_ref(),
+        all_val.as_os_str(),
+    ]);
+    assert!(ok, "{text}");
+    let after = deepred::nn::net::NetFile::load(&net, None).unwrap();
+    assert_eq!(before.tensors(), after.tensors());
+    let dp = deepred::nn::DeepPink::from_file(&after).unwrap();
+    let (mut fy, mut ff) = (0.0f64, 0.0f64);
+    assert!(val_set.records.iter().all(|r| r[3 * BOARD_LEN] == 1));
+    for r in val_set.records.iter().take(20_000) {
+        let p = data::decode(&data::board_at(r, 0)).unwrap();
+        let f = f64::from(dp.forward(&p));
+        fy += f * f64::from(deepred::eval::pst::evaluate(&p)).clamp(-1500.0, 1500.0);
+        ff += f * f;
+    }
+    let expected = if fy > 0.0 { fy / ff } else { 100.0 };
+    let scale: f64 = after.meta["cp_scale"].parse().unwrap();
+    assert!(
+        (scale - expected).abs() < 1e-3 * expected.abs().max(1.0),
+        "{scale} against {expected}: {text}"
+    );
+    assert!(text.contains("cp_scale"), "{text}");
+    // Not a Deep Pink net, or not a Deep Pink data set: an error, the files untouched.
+    let dc = dir.join("dc.safetensors");
+    let (ok, _) = deepred_ok(&[
+        "nn".as_ref(),
+        "random-net".as_ref(),
+        "deepchess".as_ref(),
+        "--out".as_ref(),
+        dc.as_os_str(),
+    ]);
+    assert!(ok);
+    let dc_bytes = std::fs::read(&dc).unwrap();
+    let (ok, text) = deepred_ok(&[
+        "nn".as_ref(),
+        "calibrate".as_ref(),
+        "--net".as_ref(),
+        dc.as_os_str(),
+        "--dataset".as_ref(),
+        triplets.as_os_str(),
+    ]);
+    assert!(!ok && text.contains("deeppink"), "{text}");
+    assert_eq!(std::fs::read(&dc).unwrap(), dc_bytes);
     // DeepChess positions: those of decisive games, with White's result.
     let positions = dir.join("p.bin");
     let report = run("deepchess", &positions);
@@ -235,6 +345,17 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         .filter(|b| b.result != 1 && deepred::chess::bullet::position(b).is_some())
         .collect();
     assert_eq!(set.records.len(), decisive.len(), "{report}");
+    let net_bytes = std::fs::read(&net).unwrap();
+    let (ok, text) = deepred_ok(&[
+        "nn".as_ref(),
+        "calibrate".as_ref(),
+        "--net".as_ref(),
+        net.as_os_str(),
+        "--dataset".as_ref(),
+        positions.as_os_str(),
+    ]);
+    assert!(!ok && text.contains("Deep Pink triplets"), "{text}");
+    assert_eq!(std::fs::read(&net).unwrap(), net_bytes);
     for (r, b) in set.records.iter().zip(decisive) {
         let p = data::decode(&data::board_at(r, 0)).unwrap();
         let won_by_mover = b.result == 2;

@@ -380,3 +380,183 @@ fn torchscript_modules_work_through_eval_file_and_match_the_net() {
     e.quit();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs scripts/train_gpu.py with the venv's python (scripts/torch-env.sh puts it first on the
+/// PATH): (success, stdout, stderr).
+fn train_gpu(args: &[&str]) -> (bool, String, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/train_gpu.py");
+    let out = std::process::Command::new(std::env::var("PYTHON").unwrap_or("python3".into()))
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run python3 scripts/train_gpu.py");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The script's output lines as numbers.
+fn numbers(text: &str) -> Vec<Vec<f32>> {
+    text.lines()
+        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+        .collect()
+}
+
+#[test]
+fn gpu_trainer_script_writes_nets_on_which_the_engine_computes_what_it_computes() {
+    // The GPU trainer (plain PyTorch, run here on the CPU) has its own feature code, colour
+    // mirroring and net files: its outputs on data set boards must be the engine's native ones
+    // (dense weights at half precision: within 2e-3), and its nets must load and calibrate.
+    use deepred::train::data::{self, BOARD_LEN};
+    let dir = temp_dir("gpu-script");
+    let pgn = games("Korchnoi_first500.pgn");
+    let set = |kind: &str, per_game: &str| {
+        let out = dir.join(format!("{kind}.bin"));
+        let (ok, _, err) = deepred(&[
+            "dataset",
+            kind,
+            "--pgn",
+            pgn.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--val-fraction",
+            "0.2",
+            "--per-game",
+            per_game,
+        ]);
+        assert!(ok, "{err}");
+        out
+    };
+    let (positions, triplets) = (set("deepchess", "20"), set("deeppink", "2"));
+    let (p, t) = (positions.to_str().unwrap(), triplets.to_str().unwrap());
+    let dc = dir.join("dc.safetensors");
+    let csv = dir.join("dc.csv");
+    let (ok, out, err) = train_gpu(&[
+        "deepchess",
+        "--data",
+        p,
+        "--siblings",
+        t,
+        "--out",
+        dc.to_str().unwrap(),
+        "--epochs",
+        "2",
+        "--ae-epochs",
+        "1",
+        "--pairs",
+        "2000",
+        "--sibling-pairs",
+        "1000",
+        "--mirror",
+        "--dropout",
+        "0.1",
+        "--device",
+        "cpu",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}\n{err}");
+    let log = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(
+        log.lines().filter(|l| l.starts_with("ae")).count(),
+        4,
+        "{log}"
+    );
+    assert_eq!(
+        log.lines().filter(|l| l.starts_with("main,")).count(),
+        2,
+        "{log}"
+    );
+    let native = DeepChess::load(&dc).unwrap();
+    let (ok, out, err) = train_gpu(&[
+        "outputs",
+        "--net",
+        dc.to_str().unwrap(),
+        "--data",
+        p,
+        "--count",
+        "60",
+    ]);
+    assert!(ok, "{err}");
+    let reference = numbers(&out);
+    let records = data::read(&positions).unwrap().records;
+    assert_eq!(reference.len(), 60);
+    let pos = |i: usize| data::decode(&data::board_at(&records[i], 0)).unwrap();
+    for (i, r) in reference.iter().enumerate() {
+        let (a, b) = (pos(i), pos(i + 1));
+        let l = native.logits(&native.pos2vec(&a), &native.pos2vec(&b));
+        let m = native.logits(&native.pos2vec_mirror(&a), &native.pos2vec_mirror(&b));
+        for (k, v) in l.iter().chain(&m).enumerate() {
+            assert!(
+                within(*v, r[k], 2e-3),
+                "pair {i}: native {l:?} {m:?}, script {r:?}"
+            );
+        }
+    }
+    let dp = dir.join("dp.safetensors");
+    let (ok, out, err) = train_gpu(&[
+        "deeppink",
+        "--data",
+        t,
+        "--out",
+        dp.to_str().unwrap(),
+        "--epochs",
+        "2",
+        "--hidden",
+        "32,16",
+        "--device",
+        "cpu",
+    ]);
+    assert!(ok, "{out}\n{err}");
+    let (ok, out, err) = train_gpu(&[
+        "outputs",
+        "--net",
+        dp.to_str().unwrap(),
+        "--data",
+        t,
+        "--count",
+        "40",
+    ]);
+    assert!(ok, "{err}");
+    let reference = numbers(&out);
+    let records = data::read(&triplets).unwrap().records;
+    assert_eq!(reference.len(), 40);
+    let native = DeepPink::load(&dp).unwrap();
+    for (i, r) in reference.iter().enumerate() {
+        for k in 0..3 {
+            let b = data::decode(&data::board_at(&records[i], k * BOARD_LEN)).unwrap();
+            let f = native.forward(&b);
+            assert!(
+                within(f, r[k], 2e-3),
+                "triplet {i}, board {k}: native {f}, script {}",
+                r[k]
+            );
+        }
+    }
+    // The script leaves the centipawn scale to `deepred nn calibrate`.
+    assert_eq!(native.cp_scale, 100.0);
+    let (ok, out, err) = deepred(&[
+        "nn",
+        "calibrate",
+        "--net",
+        dp.to_str().unwrap(),
+        "--dataset",
+        t,
+    ]);
+    assert!(ok && out.contains("cp_scale"), "{out}\n{err}");
+    assert_ne!(DeepPink::load(&dp).unwrap().cp_scale, 100.0);
+    // A data set of the wrong kind is refused with a message.
+    let (ok, _, err) = train_gpu(&[
+        "deeppink",
+        "--data",
+        p,
+        "--out",
+        dp.to_str().unwrap(),
+        "--device",
+        "cpu",
+    ]);
+    assert!(!ok && err.contains("deepchess data set"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,7 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
         val_fraction,
         seed,
         per_game,
+        equal_material,
     } = a;
     use deepred::train::data;
     if !(0.0..=1.0).contains(&val_fraction) {
@@ -29,6 +30,7 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
         seed,
         per_game,
         sample,
+        equal_material,
     };
     let unit = if datagen.is_empty() {
         "games"
@@ -149,6 +151,15 @@ pub fn nn(what: NnCmd) -> ExitCode {
             Err(e) => fail(e),
         },
         NnCmd::KernelBench(a) => super::tools::kernel_bench(a),
+        NnCmd::Calibrate(a) => {
+            match deepred::train::calibrate::calibrate(&a.net, &a.dataset, a.samples) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
     }
 }
 

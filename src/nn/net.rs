@@ -211,6 +211,17 @@ impl NetFile {
         Ok(FirstLayer::from_torch(i, o, w, b))
     }
 
+    /// Every tensor (name, shape, values), by name: what `nn::random::serialize` writes.
+    pub fn tensors(&self) -> Vec<super::random::Tensor> {
+        let mut v: Vec<_> = self
+            .tensors
+            .iter()
+            .map(|(n, (s, d))| (n.clone(), s.clone(), d.clone()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
     /// A metadata value, or `?`.
     pub fn meta_or(&self, key: &str) -> String {
         self.meta.get(key).cloned().unwrap_or_else(|| "?".into())

@@ -275,6 +275,8 @@ pub struct DatasetOptions {
     pub per_game: usize,
     /// Share of the `deepred datagen` records used (each kept or not by its own random draw).
     pub sample: f64,
+    /// Deep Pink from datagen: only triplets whose children have equal SEE-resolved material.
+    pub equal_material: bool,
 }
 
 /// Records of `deepred datagen` files are split into train and validation by blocks of this
@@ -514,7 +516,11 @@ pub fn build(
 
 /// Builds a data set from `deepred datagen` files (Deep Red's own games) into `out`:
 /// - Deep Pink: a triplet per record: p = the record's position, q = after the search's best
-///   move, r = after a random other legal move. The (q, r) pairs are also DeepChess's sibling
+///   move, r = after a random other quiet move (no capture, no promotion). datagen keeps only
+///   positions whose best move is quiet, so r is drawn from the same kind of move: with r
+///   drawn from every legal move, a capture would always be the "worse" child, and the nets
+///   learned that winning material is bad (a Deep Pink net trained so lost 1-38 to the
+///   shipped one, BENCHMARKS.md). The (q, r) pairs are also DeepChess's sibling
 ///   pairs (`deepred train deepchess --siblings`): two children of one parent, q the better for
 ///   the side to move at p.
 /// - DeepChess: the record's position, if its game was won by either side.
@@ -616,16 +622,24 @@ fn datagen_records(
             tail(&mut out);
         }
         Kind::DeepPink => {
-            let others: Vec<Move> = p.legal_moves().into_iter().filter(|&m| m != best).collect();
+            let others: Vec<Move> = p
+                .legal_moves()
+                .into_iter()
+                .filter(|&m| m != best && !m.is_capture() && !m.is_promotion())
+                .collect();
             let Some(&other) = others.choose(&mut rng) else {
                 return (out, 0, white_result, split);
             };
             let (mut q, mut r) = (p.clone(), p.clone());
             q.play_unchecked(best);
             r.play_unchecked(other);
+            let (q, r) = (encode(&q), encode(&r));
+            if opts.equal_material && !equal_material(&q, &r) {
+                return (out, 0, white_result, split);
+            }
             out.extend_from_slice(&encode(&p));
-            out.extend_from_slice(&encode(&q));
-            out.extend_from_slice(&encode(&r));
+            out.extend_from_slice(&q);
+            out.extend_from_slice(&r);
             out.push(split);
             out.push(0);
             tail(&mut out);
@@ -860,6 +874,7 @@ mod tests {
                 seed: 9,
                 per_game: 5,
                 sample: 1.0,
+                equal_material: false,
             };
             let s = build(std::slice::from_ref(&pgn), &out, &opts, &bar).unwrap();
             let d = read(&out).unwrap();

@@ -195,8 +195,8 @@ pub(super) fn train_deeppink(
     ))
 }
 
-/// The factor that turns f into centipawns: least squares of f against the pst evaluation (side
-/// to move's view) over validation positions p, so that the search's centipawn margins fit.
+/// The factor that turns f into centipawns (`calibrate::fit_cp_scale`) on validation
+/// positions p, so that the search's centipawn margins fit.
 pub(super) fn cp_scale(
     net: &DeepPinkNet,
     boards: &[data::Board],
@@ -212,15 +212,10 @@ pub(super) fn cp_scale(
     );
     let mut fv = vec![0f32; ids.len()];
     f.to_device(Device::Cpu).copy_data(&mut fv, ids.len());
-    let (mut fy, mut ff) = (0.0f64, 0.0f64);
-    for (k, &row) in ids.iter().enumerate() {
-        let Ok(pos) = data::decode(&boards[row as usize]) else {
-            continue;
-        };
-        let y = f64::from(crate::eval::pst::evaluate(&pos)).clamp(-1500.0, 1500.0);
-        let v = f64::from(fv[k]);
-        fy += v * y;
-        ff += v * v;
-    }
-    if ff > 0.0 && fy > 0.0 { fy / ff } else { 100.0 }
+    let samples: Vec<(f32, shakmaty::Chess)> = ids
+        .iter()
+        .zip(fv)
+        .filter_map(|(&row, v)| Some((v, data::decode(&boards[row as usize]).ok()?)))
+        .collect();
+    super::calibrate::fit_cp_scale(samples.iter().map(|(v, p)| (*v, p)))
 }
