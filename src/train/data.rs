@@ -517,10 +517,10 @@ pub fn build(
 /// Builds a data set from `deepred datagen` files (Deep Red's own games) into `out`:
 /// - Deep Pink: a triplet per record: p = the record's position, q = after the search's best
 ///   move, r = after a random other quiet move (no capture, no promotion). datagen keeps only
-///   positions whose best move is quiet, so r is drawn from the same kind of move: with r
-///   drawn from every legal move, a capture would always be the "worse" child, and the nets
-///   learned that winning material is bad (a Deep Pink net trained so lost 1-38 to the
-///   shipped one, BENCHMARKS.md). The (q, r) pairs are also DeepChess's sibling
+///   positions whose best move is quiet, so r is drawn from the same kind of move: drawn from
+///   every legal move, r would be "worse" whenever it captures, a shortcut that says nothing
+///   of the position (the search passed the capture over) and would teach that taking
+///   material is bad. The (q, r) pairs are also DeepChess's sibling
 ///   pairs (`deepred train deepchess --siblings`): two children of one parent, q the better for
 ///   the side to move at p.
 /// - DeepChess: the record's position, if its game was won by either side.
