@@ -258,6 +258,13 @@ def adamw(params, a, dev):
     return torch.optim.AdamW(params, lr=a.lr, weight_decay=a.weight_decay, fused=dev.type == "cuda")
 
 
+def out_of_time(a, epoch):
+    if a.max_seconds and time.time() - a.started > a.max_seconds:
+        print(f"stopped after epoch {epoch}: --max-seconds {a.max_seconds}", flush=True)
+        return True
+    return False
+
+
 def batches(total, batch):
     for i in range(0, total, batch):
         yield i, min(batch, total - i)
@@ -398,8 +405,7 @@ def train_deepchess(a, dev, log):
                 },
             )
         lr *= a.lr_decay
-        if a.max_seconds and time.time() - a.started > a.max_seconds:
-            print(f"stopped after epoch {epoch}: --max-seconds {a.max_seconds}", flush=True)
+        if out_of_time(a, epoch):
             break
     print(f"best validation accuracy {100 * best:.2f}%: {a.out}", flush=True)
 
@@ -470,8 +476,7 @@ def train_deeppink(a, dev, log):
                 },
             )
         lr *= a.lr_decay
-        if a.max_seconds and time.time() - a.started > a.max_seconds:
-            print(f"stopped after epoch {epoch}: --max-seconds {a.max_seconds}", flush=True)
+        if out_of_time(a, epoch):
             break
     print(f"best validation accuracy {100 * best:.2f}%: {a.out} (now run: deepred nn calibrate --net {a.out} --dataset {a.data[0]})", flush=True)
 

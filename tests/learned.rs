@@ -325,17 +325,21 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         dc.as_os_str(),
     ]);
     assert!(ok);
-    let dc_bytes = std::fs::read(&dc).unwrap();
-    let (ok, text) = deepred_ok(&[
-        "nn".as_ref(),
-        "calibrate".as_ref(),
-        "--net".as_ref(),
-        dc.as_os_str(),
-        "--dataset".as_ref(),
-        triplets.as_os_str(),
-    ]);
-    assert!(!ok && text.contains("deeppink"), "{text}");
-    assert_eq!(std::fs::read(&dc).unwrap(), dc_bytes);
+    // A refusal says why and leaves the net file as it was.
+    let refused = |net: &Path, dataset: &Path, why: &str| {
+        let bytes = std::fs::read(net).unwrap();
+        let (ok, text) = deepred_ok(&[
+            "nn".as_ref(),
+            "calibrate".as_ref(),
+            "--net".as_ref(),
+            net.as_os_str(),
+            "--dataset".as_ref(),
+            dataset.as_os_str(),
+        ]);
+        assert!(!ok && text.contains(why), "{text}");
+        assert_eq!(std::fs::read(net).unwrap(), bytes);
+    };
+    refused(&dc, &triplets, "deeppink");
     // DeepChess positions: those of decisive games, with White's result.
     let positions = dir.join("p.bin");
     let report = run("deepchess", &positions);
@@ -345,17 +349,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         .filter(|b| b.result != 1 && deepred::chess::bullet::position(b).is_some())
         .collect();
     assert_eq!(set.records.len(), decisive.len(), "{report}");
-    let net_bytes = std::fs::read(&net).unwrap();
-    let (ok, text) = deepred_ok(&[
-        "nn".as_ref(),
-        "calibrate".as_ref(),
-        "--net".as_ref(),
-        net.as_os_str(),
-        "--dataset".as_ref(),
-        positions.as_os_str(),
-    ]);
-    assert!(!ok && text.contains("Deep Pink triplets"), "{text}");
-    assert_eq!(std::fs::read(&net).unwrap(), net_bytes);
+    refused(&net, &positions, "Deep Pink triplets");
     for (r, b) in set.records.iter().zip(decisive) {
         let p = data::decode(&data::board_at(r, 0)).unwrap();
         let won_by_mover = b.result == 2;

@@ -137,6 +137,23 @@ fn shipped_nets_stay_within_half_precision_of_tch() {
     eprintln!("largest relative difference {worst:e}");
 }
 
+/// `deepred dataset KIND` of a PGN file into `out`, a fifth of the games held out.
+fn dataset(pgn: &Path, kind: &str, out: &Path, per_game: &str) {
+    let (ok, _, err) = deepred(&[
+        "dataset",
+        kind,
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--val-fraction",
+        "0.2",
+        "--per-game",
+        per_game,
+    ]);
+    assert!(ok, "{err}");
+}
+
 #[test]
 fn training_logs_plots_checkpoints_resumes_and_writes_a_net_the_engine_loads() {
     let dir = temp_dir("train");
@@ -150,19 +167,7 @@ fn training_logs_plots_checkpoints_resumes_and_writes_a_net_the_engine_loads() {
         ("deeppink", &["--hidden", "32,16"][..], "2"),
     ] {
         let data = dir.join(format!("{kind}.bin"));
-        let (ok, _, err) = deepred(&[
-            "dataset",
-            kind,
-            "--pgn",
-            pgn.to_str().unwrap(),
-            "--out",
-            data.to_str().unwrap(),
-            "--val-fraction",
-            "0.2",
-            "--per-game",
-            per_game,
-        ]);
-        assert!(ok, "{err}");
+        dataset(&pgn, kind, &data, per_game);
         let net = dir.join(format!("{kind}.safetensors"));
         let run = dir.join("runs");
         let train = |epochs: &str, resume: bool| {
@@ -414,19 +419,7 @@ fn gpu_trainer_script_writes_nets_on_which_the_engine_computes_what_it_computes(
     let pgn = games("Korchnoi_first500.pgn");
     let set = |kind: &str, per_game: &str| {
         let out = dir.join(format!("{kind}.bin"));
-        let (ok, _, err) = deepred(&[
-            "dataset",
-            kind,
-            "--pgn",
-            pgn.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--val-fraction",
-            "0.2",
-            "--per-game",
-            per_game,
-        ]);
-        assert!(ok, "{err}");
+        dataset(&pgn, kind, &out, per_game);
         out
     };
     let (positions, triplets) = (set("deepchess", "20"), set("deeppink", "2"));
