@@ -212,7 +212,7 @@ impl NetFile {
     }
 
     /// Every tensor (name, shape, values), by name: what `nn::random::serialize` writes.
-    pub fn tensors(&self) -> Vec<super::random::Tensor> {
+    pub fn tensors(&self) -> Vec<(String, Vec<usize>, Vec<f32>)> {
         let mut v: Vec<_> = self
             .tensors
             .iter()
