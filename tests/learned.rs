@@ -253,6 +253,17 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         })
         .collect();
     let eq = data::read(&equal).unwrap();
+    // It filters triplets only: asked of DeepChess positions it is an error, no file written.
+    let refused_out = dir.join("never.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(["dataset", "deepchess", "--equal-material", "--datagen"])
+        .arg(&bin)
+        .arg("--out")
+        .arg(&refused_out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--equal-material"));
+    assert!(!refused_out.exists());
     assert!(!kept.is_empty() && kept.len() < set.records.len());
     assert_eq!(eq.records.iter().collect::<Vec<_>>(), kept);
     // `nn calibrate`: the least-squares scale of f against the pst evaluation on the p of the

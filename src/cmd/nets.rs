@@ -21,6 +21,11 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
     if !(0.0..=1.0).contains(&val_fraction) {
         return fail(format!("--val-fraction {val_fraction} is not within 0..1"));
     }
+    if equal_material && kind.kind() != deepred::nn::net::Kind::DeepPink {
+        return fail(
+            "--equal-material filters Deep Pink triplets (deepred dataset deeppink --datagen ...)",
+        );
+    }
     if !(sample > 0.0 && sample <= 1.0) {
         return fail(format!("--sample {sample} is not within (0, 1]"));
     }
