@@ -119,8 +119,9 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
 }
 
 /// Reads the CSV of `scripts/learned-generations.sh` (`generation,opponent,games,score_pct,
-/// elo,elo_95`): one series per opponent, against the generation. Rows whose Elo cannot be read
-/// (a 0% or 100% match) are left out.
+/// elo,elo_95`): one series per opponent, against the generation; the rows against "generation
+/// k-1" make one series, against the previous generation. Rows whose Elo cannot be read (a 0% or
+/// 100% match) are left out.
 pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
     let mut series: Vec<Series> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
@@ -132,7 +133,11 @@ pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
         if !err.is_finite() || !elo.is_finite() {
             continue;
         }
-        let name = format!("against {}", f[1]);
+        let name = if f[1].starts_with("generation ") {
+            "against the previous generation".to_string()
+        } else {
+            format!("against {}", f[1])
+        };
         let point = EloPoint { x, elo, err };
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(point),
@@ -196,6 +201,8 @@ pub fn plot_against(
             } else {
                 (lo - 10.0, hi + 10.0)
             };
+            // Headroom above the highest bar for the legend, so that it hides no point.
+            let yhi = yhi + (yhi - ylo) * 0.08 * (series.len() + 1) as f64;
             let decimals = decimals(yhi - ylo);
             let mut chart = ChartBuilder::on(panel)
                 .caption(if score { "Score" } else { title }, ("sans-serif", 20))
@@ -216,17 +223,17 @@ pub fn plot_against(
             for (i, s) in series.iter().enumerate() {
                 let color = COLORS[i % COLORS.len()];
                 let y = |v: f64| if score { 100.0 * score_of(v) } else { v };
+                // Series side by side at one x, so that their bars do not hide each other.
+                let shift = pad * 0.4 * i as f64;
                 chart
                     .draw_series(LineSeries::new(
-                        s.points.iter().map(|p| (p.x, y(p.elo))),
+                        s.points.iter().map(|p| (p.x + shift, y(p.elo))),
                         color.stroke_width(2),
                     ))?
                     .label(format!("{} (95% error bars)", s.name))
                     .legend(move |(x, yy)| {
                         PathElement::new(vec![(x, yy), (x + 20, yy)], color.stroke_width(2))
                     });
-                // Series side by side at one x, so that their bars do not hide each other.
-                let shift = pad * 0.4 * i as f64;
                 chart.draw_series(s.points.iter().map(|p| {
                     ErrorBar::new_vertical(
                         p.x + shift,
@@ -238,7 +245,7 @@ pub fn plot_against(
                     )
                 }))?;
             }
-            legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         root.present()?;
         Ok(())
@@ -346,19 +353,27 @@ mod tests {
         assert!((score_of(-400.0) - 1.0 / 11.0).abs() < 1e-12);
         assert!(read_curve("header\n1,2,on\n").is_err());
         let g = read_generations(
-            "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n",
+            "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n3,generation 2,400,49,-6,28\n",
         )
         .unwrap();
         assert_eq!(g.len(), 2);
         assert_eq!(g[0].name, "against pst");
         assert_eq!(g[0].points.len(), 2);
+        assert_eq!(g[1].name, "against the previous generation");
         assert_eq!(
             g[1].points,
-            vec![EloPoint {
-                x: 2.0,
-                elo: 35.0,
-                err: 30.0
-            }]
+            vec![
+                EloPoint {
+                    x: 2.0,
+                    elo: 35.0,
+                    err: 30.0
+                },
+                EloPoint {
+                    x: 3.0,
+                    elo: -6.0,
+                    err: 28.0
+                }
+            ]
         );
         assert!(read_generations("h\n1,pst,0,100,inf,inf\n").is_err());
         assert!(read_curve("header\n-,0,off,50,0,10\n").is_err());
