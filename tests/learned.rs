@@ -299,14 +299,17 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let val_set = data::read(&all_val).unwrap();
-    let (ok, text) = deepred_ok(&[
-        "nn".as_ref(),
-        "calibrate".as_ref(),
-        "--net".as_ref(),
-        net.as_os_str(),
-        "--dataset".as_ref(),
-        all_val.as_os_str(),
-    ]);
+    let calibrate = |net: &Path, dataset: &Path| {
+        deepred_ok(&[
+            "nn".as_ref(),
+            "calibrate".as_ref(),
+            "--net".as_ref(),
+            net.as_os_str(),
+            "--dataset".as_ref(),
+            dataset.as_os_str(),
+        ])
+    };
+    let (ok, text) = calibrate(&net, &all_val);
     assert!(ok, "{text}");
     let after = deepred::nn::net::NetFile::load(&net, None).unwrap();
     assert_eq!(before.tensors(), after.tensors());
@@ -339,14 +342,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     // A refusal says why and leaves the net file as it was.
     let refused = |net: &Path, dataset: &Path, why: &str| {
         let bytes = std::fs::read(net).unwrap();
-        let (ok, text) = deepred_ok(&[
-            "nn".as_ref(),
-            "calibrate".as_ref(),
-            "--net".as_ref(),
-            net.as_os_str(),
-            "--dataset".as_ref(),
-            dataset.as_os_str(),
-        ]);
+        let (ok, text) = calibrate(net, dataset);
         assert!(!ok && text.contains(why), "{text}");
         assert_eq!(std::fs::read(net).unwrap(), bytes);
     };

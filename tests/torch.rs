@@ -518,13 +518,13 @@ fn gpu_trainer_script_writes_nets_on_which_the_engine_computes_what_it_computes(
     assert_eq!(reference.len(), 40);
     let native = DeepPink::load(&dp).unwrap();
     for (i, r) in reference.iter().enumerate() {
-        for k in 0..3 {
+        assert_eq!(r.len(), 3, "triplet {i}: one output per board");
+        for (k, &script) in r.iter().enumerate() {
             let b = data::decode(&data::board_at(&records[i], k * BOARD_LEN)).unwrap();
             let f = native.forward(&b);
             assert!(
-                within(f, r[k], 2e-3),
-                "triplet {i}, board {k}: native {f}, script {}",
-                r[k]
+                within(f, script, 2e-3),
+                "triplet {i}, board {k}: native {f}, script {script}"
             );
         }
     }

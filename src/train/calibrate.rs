@@ -60,13 +60,7 @@ pub fn calibrate(net: &Path, dataset: &Path, samples: usize) -> Result<String, E
     let mut meta = file.meta.clone();
     let before = meta.insert("cp_scale".into(), format!("{scale:.3}"));
     let bytes = crate::nn::random::serialize(&file.tensors(), meta)?;
-    let tmp = net.with_extension("safetensors.tmp");
-    std::fs::write(&tmp, bytes)
-        .and_then(|_| std::fs::rename(&tmp, net))
-        .map_err(|source| Error::Write {
-            path: net.to_path_buf(),
-            source,
-        })?;
+    write_replacing(net, &bytes)?;
     Ok(format!(
         "{}: cp_scale {scale:.3} (was {}), fitted against the pst evaluation on {} positions of '{}'\n",
         net.display(),
@@ -74,4 +68,16 @@ pub fn calibrate(net: &Path, dataset: &Path, samples: usize) -> Result<String, E
         positions.len(),
         dataset.display()
     ))
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so that a net file
+/// is never left half written (`nn calibrate` rewrites the shipped nets in place).
+pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = path.with_extension("safetensors.tmp");
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })
 }

@@ -398,13 +398,7 @@ pub(super) fn export(
             source,
         })?;
     }
-    let tmp = out.with_extension("safetensors.tmp");
-    std::fs::write(&tmp, bytes)
-        .and_then(|_| std::fs::rename(&tmp, out))
-        .map_err(|source| Error::Write {
-            path: out.to_path_buf(),
-            source,
-        })
+    super::calibrate::write_replacing(out, &bytes)
 }
 
 /// Loads the weights of net file `path` (safetensors, the names of `export`) into `vs`; with
