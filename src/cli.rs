@@ -383,6 +383,11 @@ pub struct DatagenArgs {
     /// The output file (appended to when resumed; `<out>.progress` records where it stands).
     #[arg(long)]
     pub out: std::path::PathBuf,
+    /// Also write every game, whole, to this PGN file (from the position after the random
+    /// plies, in game order, resumed with --out): the data of `dataset deeppink --pgn`, whose
+    /// triplets need every move, captures included, where --out keeps only quiet ones.
+    #[arg(long)]
+    pub pgn: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args)]

@@ -22,6 +22,10 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn datagen(out: &Path, games: usize, threads: usize) {
+    datagen_with(out, games, threads, &[]);
+}
+
+fn datagen_with(out: &Path, games: usize, threads: usize, extra: &[&str]) {
     let book = common::data("books/noob_3moves_200.epd");
     let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
         .args([
@@ -39,6 +43,7 @@ fn datagen(out: &Path, games: usize, threads: usize) {
             "--out",
             out.to_str().unwrap(),
         ])
+        .args(extra)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -153,6 +158,75 @@ fn datagen_writes_legal_quiet_positions_deterministically_and_resumes() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
+    use deepred::chess::bullet::board_of;
+    use deepred::chess::pgn::read_games;
+    let dir = temp_dir("pgn");
+    let (a, a_pgn) = (dir.join("a.bin"), dir.join("a.pgn"));
+    datagen_with(&a, 3, 2, &["--pgn", a_pgn.to_str().unwrap()]);
+    let text = std::fs::read(&a_pgn).unwrap();
+    let games: Vec<_> = read_games(&text[..])
+        .into_iter()
+        .map(|g| g.expect("a readable game"))
+        .collect();
+    assert_eq!(games.len(), 3);
+    // Every record is a position of one of the games, with that game's result.
+    let mut seen = std::collections::HashMap::new();
+    for g in &games {
+        assert!(g.result.is_some(), "a finished game");
+        let white = match g.result {
+            Some(deepred::chess::rules::GameResult::WhiteWins) => 1.0,
+            Some(deepred::chess::rules::GameResult::BlackWins) => 0.0,
+            _ => 0.5,
+        };
+        assert!(g.moves.len() > 8, "{} plies", g.moves.len());
+        for p in g.positions() {
+            let b = board_of(&p, 0, white, 0);
+            seen.insert((b.occ, b.pcs), b.result);
+        }
+    }
+    let records = read_file(&a).unwrap();
+    assert!(!records.is_empty());
+    for r in &records {
+        assert_eq!(seen.get(&(r.occ, r.pcs)), Some(&r.result), "{r:?}");
+    }
+    // Resumed (2 games, then 3, one thread): the same PGN bytes.
+    let (b, b_pgn) = (dir.join("b.bin"), dir.join("b.pgn"));
+    datagen_with(&b, 2, 1, &["--pgn", b_pgn.to_str().unwrap()]);
+    let half = std::fs::metadata(&b_pgn).unwrap().len();
+    assert!(half > 0 && half < text.len() as u64);
+    datagen_with(&b, 3, 1, &["--pgn", b_pgn.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&b_pgn).unwrap(), text);
+    assert_eq!(std::fs::read(&b).unwrap(), std::fs::read(&a).unwrap());
+    // A new run never writes over a PGN file that holds games.
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(["datagen", "--games", "1", "--nodes", "500", "--out"])
+        .arg(dir.join("c.bin"))
+        .arg("--pgn")
+        .arg(&a_pgn)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("choose another --pgn"));
+    assert_eq!(std::fs::read(&a_pgn).unwrap(), text);
+    // Deep Pink's triplets from it: the move played against a random other move.
+    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        .args(["dataset", "deeppink", "--pgn"])
+        .arg(&a_pgn)
+        .arg("--out")
+        .arg(dir.join("t.bin"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("3 games"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

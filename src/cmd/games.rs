@@ -331,6 +331,7 @@ pub fn datagen(a: DatagenArgs) -> ExitCode {
         threads: a.threads.unwrap_or_else(cores).max(1),
         max_plies: a.max_plies,
         out: a.out.clone(),
+        pgn: a.pgn.clone(),
     };
     let bar = indicatif::ProgressBar::new(a.games as u64);
     bar.set_style(

@@ -14,6 +14,10 @@
 //! threads, and games are written in order. Resumable: `<out>.progress` records the games and
 //! bytes written (after each game, with the file flushed); a run with the same settings goes on
 //! from there, cutting off anything written after the last recorded game.
+//!
+//! `--pgn`: every game is also written whole, as PGN, in the same order and resumed the same
+//! way. The positions file keeps only quiet best moves (what a value net trains on); Deep Pink's
+//! triplets (the move played against a random one) need every move, captures included.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,6 +31,7 @@ use shakmaty::{Chess, Color, Position};
 use super::Error;
 use crate::chess::bullet::{ChessBoard, RECORD, board_of, to_bytes};
 use crate::chess::notation::encode_move;
+use crate::chess::pgn::write_pgn;
 use crate::chess::rules::{GameResult, rule_result};
 use crate::chess::score::TB_WIN_BOUND;
 use crate::chess::zobrist::hash_of;
@@ -52,6 +57,8 @@ pub struct DatagenOptions {
     /// Games longer than this are adjudicated drawn.
     pub max_plies: usize,
     pub out: PathBuf,
+    /// Every game, whole, as PGN (from the position after the random plies).
+    pub pgn: Option<PathBuf>,
 }
 
 /// What a run wrote.
@@ -66,8 +73,8 @@ pub struct DatagenReport {
     pub seconds: f64,
 }
 
-/// One game's records.
-fn play(opts: &DatagenOptions, index: usize) -> Vec<ChessBoard> {
+/// One game's records, and the game as PGN when `opts.pgn` asks for it.
+fn play(opts: &DatagenOptions, index: usize) -> (Vec<ChessBoard>, String) {
     // A seed per game: the same game whatever the thread that plays it.
     let mut rng = StdRng::seed_from_u64(
         opts.seed
@@ -88,7 +95,7 @@ fn play(opts: &DatagenOptions, index: usize) -> Vec<ChessBoard> {
     }
     let start = pos.clone();
     if start.legal_moves().is_empty() {
-        return Vec::new();
+        return (Vec::new(), String::new());
     }
     let tt = TranspositionTable::new(16);
     let shared = Shared::default();
@@ -138,9 +145,27 @@ fn play(opts: &DatagenOptions, index: usize) -> Vec<ChessBoard> {
         GameResult::BlackWins => 0.0,
         GameResult::Draw => 0.5,
     };
-    kept.into_iter()
+    let pgn = if opts.pgn.is_some() {
+        let player = format!("deepred {} {} nodes", opts.evaluator_text, opts.nodes);
+        write_pgn(
+            &start,
+            &moves,
+            Some(result),
+            &[
+                ("Event", "deepred datagen".to_string()),
+                ("Round", (index + 1).to_string()),
+                ("White", player.clone()),
+                ("Black", player),
+            ],
+        )
+    } else {
+        String::new()
+    };
+    let boards = kept
+        .into_iter()
         .map(|(p, score, mv)| board_of(&p, score, white_result, mv))
-        .collect()
+        .collect();
+    (boards, pgn)
 }
 
 /// The settings a resumed run must share with the run it continues.
@@ -154,7 +179,7 @@ fn settings(opts: &DatagenOptions) -> String {
         opts.max_plies,
         opts.openings.len(),
         opts.evaluator_text
-    )
+    ) + if opts.pgn.is_some() { " pgn" } else { "" }
 }
 
 /// `<out>.progress`: settings, games done, bytes and positions written.
@@ -164,11 +189,24 @@ fn progress_path(out: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64), Error> {
+/// Games done, bytes of `out` and bytes of the PGN file (0 without one) that they fill.
+fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64), Error> {
     let p = progress_path(out);
     let text = match std::fs::read_to_string(&p) {
         Ok(t) => t,
-        Err(_) if !out.exists() => return Ok((0, 0)),
+        Err(_) if !out.exists() => {
+            // A fresh run: never write over a PGN file that holds something.
+            if let Some(pgn) = &opts.pgn
+                && std::fs::metadata(pgn).is_ok_and(|m| m.len() > 0)
+            {
+                return Err(Error::Datagen(format!(
+                    "'{}' already exists and '{}' is a new run; choose another --pgn",
+                    pgn.display(),
+                    out.display()
+                )));
+            }
+            return Ok((0, 0, 0));
+        }
         Err(_) => {
             return Err(Error::Datagen(format!(
                 "'{}' exists but has no '{}': not a datagen output to resume; choose another --out",
@@ -187,8 +225,12 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64), Erro
     }
     let games = lines.next().and_then(|l| l.parse().ok());
     let bytes = lines.next().and_then(|l| l.parse().ok());
-    match (games, bytes) {
-        (Some(g), Some(b)) => Ok((g, b)),
+    let pgn_bytes = match opts.pgn {
+        Some(_) => lines.next().and_then(|l| l.parse().ok()),
+        None => Some(0),
+    };
+    match (games, bytes, pgn_bytes) {
+        (Some(g), Some(b), Some(pb)) => Ok((g, b, pb)),
         _ => Err(Error::Datagen(format!("'{}' is corrupt", p.display()))),
     }
 }
@@ -201,7 +243,7 @@ pub fn run(
     mut progress: impl FnMut(usize, u64) + Send,
 ) -> Result<DatagenReport, Error> {
     let t0 = std::time::Instant::now();
-    let (done, bytes) = read_progress(&opts.out, opts)?;
+    let (done, bytes, pgn_bytes) = read_progress(&opts.out, opts)?;
     let io = |e: std::io::Error| Error::Datagen(format!("'{}': {e}", opts.out.display()));
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -214,6 +256,22 @@ pub fn run(
     let mut file = std::io::BufWriter::new(file);
     use std::io::Seek;
     file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+    let mut pgn_file = match &opts.pgn {
+        Some(path) => {
+            let io = |e: std::io::Error| Error::Datagen(format!("'{}': {e}", path.display()));
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(false)
+                .open(path)
+                .map_err(io)?;
+            f.set_len(pgn_bytes).map_err(io)?;
+            let mut f = std::io::BufWriter::new(f);
+            f.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+            Some((f, path))
+        }
+        None => None,
+    };
     let record = RECORD as u64;
     let mut report = DatagenReport {
         games: done,
@@ -221,7 +279,7 @@ pub fn run(
         ..Default::default()
     };
     let next = AtomicUsize::new(done);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<ChessBoard>)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, (Vec<ChessBoard>, String))>();
     let written: Result<(), Error> = std::thread::scope(|s| {
         for _ in 0..opts.threads.max(1) {
             let tx = tx.clone();
@@ -243,16 +301,24 @@ pub fn run(
         }
         drop(tx);
         // Games in order: a finished game waits for the ones before it.
-        let mut waiting: BTreeMap<usize, Vec<ChessBoard>> = BTreeMap::new();
+        let mut waiting: BTreeMap<usize, (Vec<ChessBoard>, String)> = BTreeMap::new();
         let mut expect = done;
         let mut bytes = bytes;
-        for (i, boards) in rx {
-            waiting.insert(i, boards);
-            while let Some(boards) = waiting.remove(&expect) {
+        let mut pgn_bytes = pgn_bytes;
+        for (i, game) in rx {
+            waiting.insert(i, game);
+            while let Some((boards, pgn)) = waiting.remove(&expect) {
                 for b in &boards {
                     file.write_all(&to_bytes(b)).map_err(io)?;
                 }
                 file.flush().map_err(io)?;
+                if let Some((f, path)) = pgn_file.as_mut() {
+                    let io =
+                        |e: std::io::Error| Error::Datagen(format!("'{}': {e}", path.display()));
+                    f.write_all(pgn.as_bytes()).map_err(io)?;
+                    f.flush().map_err(io)?;
+                    pgn_bytes += pgn.len() as u64;
+                }
                 bytes += boards.len() as u64 * record;
                 expect += 1;
                 report.games = expect;
@@ -261,7 +327,7 @@ pub fn run(
                 report.new_positions += boards.len() as u64;
                 std::fs::write(
                     progress_path(&opts.out),
-                    format!("{}\n{expect}\n{bytes}\n", settings(opts)),
+                    format!("{}\n{expect}\n{bytes}\n{pgn_bytes}\n", settings(opts)),
                 )
                 .map_err(io)?;
                 progress(report.games, report.positions);
