@@ -11,8 +11,8 @@ use tch::{Device, Kind as TKind, Tensor};
 use super::data::{self, BOARD_LEN};
 use super::error::Error;
 use super::run::{
-    EpochLog, RunFiles, TrainOptions, adamw, export, feature_rows, load_init, progress, shuffled,
-    training_note, validate,
+    EpochLog, RunFiles, TrainOptions, adamw, export, load_init, progress, shuffled, training_note,
+    validate,
 };
 use crate::nn::net::Kind;
 
@@ -93,20 +93,6 @@ pub(super) fn train_deepchess(
     let boards: Vec<data::Board> = set.records.iter().map(|r| data::board_at(r, 0)).collect();
     // Rows 0..n: the positions; with --mirror, rows n..2n: their mirrors.
     let n = boards.len() as i64;
-    let x = if o.mirror {
-        let mirrored = feature_rows(&boards, 773, |b| {
-            crate::nn::features::deepchess_mirror(&data::deepchess_features(b))
-        });
-        Tensor::cat(
-            &[
-                feature_rows(&boards, 773, data::deepchess_features),
-                mirrored,
-            ],
-            0,
-        )
-    } else {
-        feature_rows(&boards, 773, data::deepchess_features)
-    };
     let (mut tw, mut tb, mut vw, mut vb) = (vec![], vec![], vec![], vec![]);
     for (i, r) in set.records.iter().enumerate() {
         let (result, split) = (r[BOARD_LEN], r[BOARD_LEN + 1]);
@@ -144,14 +130,18 @@ pub(super) fn train_deepchess(
     }
     // Sibling pairs: rows base + 2i (q, after the searched best move) and base + 2i + 1 (r,
     // after a random other move) of triplet i.
-    let base = x.size()[0];
-    let sib = match &o.siblings {
+    let base = if o.mirror { 2 * n } else { n };
+    let mut sib = match &o.siblings {
         Some(path) => Some(Siblings::load(path, base)?),
         None => None,
     };
-    let x = match &sib {
-        Some(s) => Tensor::cat(&[x, s.rows.shallow_clone()], 0),
-        None => x,
+    let x = Rows {
+        positions: boards,
+        mirror: o.mirror,
+        siblings: sib
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.boards))
+            .unwrap_or_default(),
     };
     let dev = o.device;
     let mut vs = nn::VarStore::new(dev);
@@ -165,7 +155,7 @@ pub(super) fn train_deepchess(
         (stage, done, lr) = files.load(&mut vs)?;
     }
     let batch = o.batch.max(16) as i64;
-    let xf = |idx: &Tensor| x.index_select(0, idx).to_kind(TKind::Float).to_device(dev);
+    let xf = |idx: &Tensor| x.batch(idx).to_device(dev);
     let train_rows: Vec<i64> = tw.iter().chain(&tb).copied().collect();
     // Stage 1: stacked autoencoders, layer by layer.
     let ae_stage = |s: &str| s.strip_prefix("ae").and_then(|k| k.parse::<usize>().ok());
@@ -376,10 +366,48 @@ pub(super) fn train_deepchess(
     ))
 }
 
-/// DeepChess's sibling pairs: the children q and r of Deep Pink triplets, as feature rows to
-/// append after the position rows, and the triplets of each split.
+/// The feature rows that pairs index: rows 0..n the positions, n..2n their colour mirrors (with
+/// --mirror), then the sibling children. Kept as boards (66 bytes) and made into 773 features a
+/// batch at a time: as dense rows (773 bytes, twice with --mirror) 3.8 million positions and
+/// 3.7 million sibling pairs did not fit in 23 GB; a batch's rows cost microseconds.
+struct Rows {
+    positions: Vec<data::Board>,
+    mirror: bool,
+    siblings: Vec<data::Board>,
+}
+
+impl Rows {
+    fn features(&self, row: usize) -> crate::nn::features::Features {
+        let n = self.positions.len();
+        let m = if self.mirror { 2 * n } else { n };
+        if row < n {
+            data::deepchess_features(&self.positions[row])
+        } else if row < m {
+            crate::nn::features::deepchess_mirror(&data::deepchess_features(
+                &self.positions[row - n],
+            ))
+        } else {
+            data::deepchess_features(&self.siblings[row - m])
+        }
+    }
+
+    /// The rows `idx` (a 1-D int64 tensor) as a float tensor [len, 773].
+    fn batch(&self, idx: &Tensor) -> Tensor {
+        let rows = Vec::<i64>::try_from(idx.contiguous()).unwrap_or_default();
+        let mut dense = vec![0f32; rows.len() * 773];
+        for (i, &r) in rows.iter().enumerate() {
+            for &k in &self.features(r as usize) {
+                dense[i * 773 + usize::from(k)] = 1.0;
+            }
+        }
+        Tensor::from_slice(&dense).view([rows.len() as i64, 773])
+    }
+}
+
+/// DeepChess's sibling pairs: the children q and r of Deep Pink triplets, as boards whose rows
+/// follow the position rows, and the triplets of each split.
 struct Siblings {
-    rows: Tensor,
+    boards: Vec<data::Board>,
     /// Row of q (r is the next row) and whether q is the better for White (White to move at p).
     train: Vec<(i64, bool)>,
     val: Vec<(i64, bool)>,
@@ -432,11 +460,7 @@ impl Siblings {
                 path.display()
             )));
         }
-        Ok(Siblings {
-            rows: feature_rows(&boards, 773, data::deepchess_features),
-            train,
-            val,
-        })
+        Ok(Siblings { boards, train, val })
     }
 
     /// `n` pairs drawn from `items` (with replacement), each in random order: (first rows,
