@@ -235,6 +235,11 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
     }
 }
 
+/// An I/O error on `path` as a datagen error that names the file.
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
+    move |e| Error::Datagen(format!("'{}': {e}", path.display()))
+}
+
 /// Plays the games not yet in `opts.out` and appends their positions. `progress(games done,
 /// positions written)` after each game. `stop` ends the run after the games being played.
 pub fn run(
@@ -244,7 +249,7 @@ pub fn run(
 ) -> Result<DatagenReport, Error> {
     let t0 = std::time::Instant::now();
     let (done, bytes, pgn_bytes) = read_progress(&opts.out, opts)?;
-    let io = |e: std::io::Error| Error::Datagen(format!("'{}': {e}", opts.out.display()));
+    let io = io_error(&opts.out);
     let file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
@@ -258,7 +263,7 @@ pub fn run(
     file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
     let mut pgn_file = match &opts.pgn {
         Some(path) => {
-            let io = |e: std::io::Error| Error::Datagen(format!("'{}': {e}", path.display()));
+            let io = io_error(path);
             let f = std::fs::OpenOptions::new()
                 .create(true)
                 .write(true)
@@ -268,7 +273,7 @@ pub fn run(
             f.set_len(pgn_bytes).map_err(io)?;
             let mut f = std::io::BufWriter::new(f);
             f.seek(std::io::SeekFrom::End(0)).map_err(io)?;
-            Some((f, path))
+            Some((f, io))
         }
         None => None,
     };
@@ -312,11 +317,9 @@ pub fn run(
                     file.write_all(&to_bytes(b)).map_err(io)?;
                 }
                 file.flush().map_err(io)?;
-                if let Some((f, path)) = pgn_file.as_mut() {
-                    let io =
-                        |e: std::io::Error| Error::Datagen(format!("'{}': {e}", path.display()));
-                    f.write_all(pgn.as_bytes()).map_err(io)?;
-                    f.flush().map_err(io)?;
+                if let Some((f, pgn_io)) = pgn_file.as_mut() {
+                    f.write_all(pgn.as_bytes()).map_err(*pgn_io)?;
+                    f.flush().map_err(*pgn_io)?;
                     pgn_bytes += pgn.len() as u64;
                 }
                 bytes += boards.len() as u64 * record;
