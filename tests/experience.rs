@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use deepred::experience::Error;
 use deepred::experience::codec::decode_key;
 use deepred::experience::store::Store;
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Visitor};
@@ -42,12 +43,16 @@ fn reset(db: &Path) {
     }
 }
 
-/// Whether a store exists there yet.
+/// Whether a store exists there yet: a killed first import may leave an SQLite file whose
+/// schema never committed, which is an empty store, not a lost one.
 fn exists(db: &Path) -> bool {
     if is_url(db) {
         Store::open_read_only(db).is_ok()
     } else {
-        db.exists()
+        !matches!(
+            Store::open_read_only(db),
+            Err(Error::Missing { .. } | Error::Empty { .. })
+        )
     }
 }
 
@@ -428,6 +433,16 @@ fn bad_store_files_are_clear_errors() {
     );
     let out = deepred(&["experience", "stats", "--db", "/nonexistent/x.sqlite"]);
     assert!(!out.status.success());
+    // An empty file (what a first import killed before its first commit leaves): reading it
+    // says it is empty, and importing into it makes it a store.
+    std::fs::write(&db, b"").unwrap();
+    let out = deepred(&["experience", "stats", "--db", db.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("is empty"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(import(db.as_path(), games(TCEC).as_path()).status.success());
+    assert!(consistent(&db) > 0);
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 

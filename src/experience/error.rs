@@ -31,6 +31,13 @@ pub enum Error {
     Database { path: PathBuf, detail: String },
     #[error("experience store '{}' does not exist", path.display())]
     Missing { path: PathBuf },
+    /// An SQLite file without any table: new, or its first import was stopped before the
+    /// first batch committed. Importing into it makes it a store.
+    #[error(
+        "experience store '{}' is empty: nothing has been learned into it yet (import games into it first)",
+        path.display()
+    )]
+    Empty { path: PathBuf },
     #[error(
         "'{}' is an SQLite database of another application (no 'meta' table); refusing to use it",
         path.display()

@@ -219,6 +219,20 @@ impl Store {
             .map_err(|e| Error::sqlite(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Error::sqlite(path, e))?;
+        // A file with no table at all is a store whose first write never committed (or an
+        // empty file): say so, rather than "no such table".
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| Error::sqlite(path, e))?;
+        if tables == 0 {
+            return Err(Error::Empty {
+                path: path.to_path_buf(),
+            });
+        }
         let store = Store {
             backend: Backend::Sqlite(conn),
             path: path.to_path_buf(),
