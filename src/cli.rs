@@ -563,6 +563,22 @@ pub enum NnCmd {
     /// positions p of a Deep Pink data set, and write it into the net file (what `deepred
     /// train` does after each epoch; for nets trained by scripts/train_gpu.py).
     Calibrate(CalibrateArgs),
+    /// Write the element-wise (weighted) mean of nets of one kind and architecture, e.g.
+    /// several fine-tunes of one parent ("model soup"); measure it with `nn accuracy`.
+    Average(AverageArgs),
+}
+
+#[derive(clap::Args)]
+pub struct AverageArgs {
+    /// The nets (at least two).
+    #[arg(required = true, num_args = 2..)]
+    pub nets: Vec<std::path::PathBuf>,
+    /// The averaged net.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// One positive weight a net, comma-separated (default: equal).
+    #[arg(long, value_delimiter = ',')]
+    pub weights: Option<Vec<f64>>,
 }
 
 #[derive(clap::Args)]

@@ -204,3 +204,86 @@ fn neural_commands_fail_cleanly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `nn average`: every tensor of the output is the weighted mean of the inputs' tensors (read
+/// back from the files), a net averaged with itself evaluates as itself, and nets that cannot
+/// be averaged are refused without writing anything.
+#[test]
+fn nn_average_writes_the_weighted_mean_of_the_tensors() {
+    use deepred::nn::net::NetFile;
+    use std::path::Path;
+    let a = temp("avg-a.safetensors");
+    let b = temp("avg-b.safetensors");
+    let dp = temp("avg-dp.safetensors");
+    assert!(deepred(&["nn", "random-net", "deepchess", "--out", &a, "--seed", "1"]).0);
+    assert!(deepred(&["nn", "random-net", "deepchess", "--out", &b, "--seed", "2"]).0);
+    assert!(deepred(&["nn", "random-net", "deeppink", "--out", &dp]).0);
+    let load = |p: &str| NetFile::load(Path::new(p), None).unwrap();
+    for (weights, wa) in [(None, 0.5f64), (Some("3,1"), 0.75)] {
+        let out = temp("avg-out.safetensors");
+        let mut args = vec!["nn", "average", &a, &b, "--out", &out];
+        if let Some(w) = weights {
+            args.extend(["--weights", w]);
+        }
+        let (ok, text, err) = deepred(&args);
+        assert!(ok, "{err}");
+        assert!(text.contains("weighted mean"), "{text}");
+        let (ta, tb, to) = (load(&a).tensors(), load(&b).tensors(), load(&out).tensors());
+        assert_eq!(to.len(), ta.len());
+        let mut differs = false;
+        for ((ta, tb), to) in ta.iter().zip(&tb).zip(&to) {
+            assert_eq!((&to.0, &to.1), (&ta.0, &ta.1));
+            for ((x, y), z) in ta.2.iter().zip(&tb.2).zip(&to.2) {
+                let want = wa * f64::from(*x) + (1.0 - wa) * f64::from(*y);
+                assert!((f64::from(*z) - want).abs() < 1e-6, "{} {z} {want}", ta.0);
+                differs |= x != y;
+            }
+        }
+        assert!(differs, "the two random nets are the same");
+        let meta = &load(&out).meta;
+        assert_eq!(meta["kind"], "deepchess");
+        assert!(meta["training"].contains("avg-a.safetensors"), "{meta:?}");
+    }
+    // A net averaged with itself evaluates exactly as itself.
+    let same = temp("avg-same.safetensors");
+    assert!(deepred(&["nn", "average", &a, &a, "--out", &same]).0);
+    let eval = |net: &str| {
+        let (ok, out, err) = deepred(&["eval", "--eval-file", net]);
+        assert!(ok, "{err}");
+        out.lines()
+            .filter(|l| l.starts_with("deepchess: "))
+            .map(|l| l.split(" from ").next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(!eval(&a).is_empty());
+    assert_eq!(eval(&same), eval(&a));
+    // Refused, and nothing written: two kinds, one net, wrong weights, a file that is no net.
+    let refused = temp("avg-refused.safetensors");
+    let junk = temp("avg-junk.safetensors");
+    std::fs::write(&junk, b"not a net at all").unwrap();
+    for (args, want) in [
+        (vec![a.as_str(), dp.as_str()], "deeppink"),
+        (
+            vec![a.as_str(), b.as_str(), "--weights", "1"],
+            "1 weights for 2 nets",
+        ),
+        (
+            vec![a.as_str(), b.as_str(), "--weights", "1,-1"],
+            "positive",
+        ),
+        (vec![a.as_str(), junk.as_str()], "avg-junk"),
+    ] {
+        let mut full = vec!["nn", "average", "--out", &refused];
+        full.extend(args);
+        let (ok, _, err) = deepred(&full);
+        assert!(!ok, "{full:?}");
+        assert!(
+            err.starts_with("deepred: ") && err.contains(want),
+            "{full:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!Path::new(&refused).exists(), "{full:?} wrote a file");
+    }
+    let (ok, _, err) = deepred(&["nn", "average", &a, "--out", &refused]);
+    assert!(!ok && !err.contains("panicked"), "{err}");
+}

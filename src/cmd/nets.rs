@@ -156,6 +156,15 @@ pub fn nn(what: NnCmd) -> ExitCode {
             Err(e) => fail(e),
         },
         NnCmd::KernelBench(a) => super::tools::kernel_bench(a),
+        NnCmd::Average(a) => {
+            match deepred::train::average::average(&a.nets, a.weights.as_deref(), &a.out) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         NnCmd::Calibrate(a) => {
             match deepred::train::calibrate::calibrate(&a.net, &a.dataset, a.samples) {
                 Ok(report) => {

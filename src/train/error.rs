@@ -37,6 +37,9 @@ pub enum Error {
     /// libtorch refused (feature `torch`).
     #[error("{0}")]
     Torch(String),
+    /// Nets that cannot be averaged (`deepred nn average`).
+    #[error("{0}")]
+    Average(String),
     /// A checkpoint or a run directory that cannot be used for `--resume`.
     #[error("{0}")]
     Resume(String),

@@ -3,6 +3,7 @@
 //! (`value`), held-out accuracy, and the training plots.
 
 pub mod accuracy;
+pub mod average;
 pub mod calibrate;
 pub mod data;
 #[cfg(feature = "torch")]
