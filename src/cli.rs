@@ -579,6 +579,10 @@ pub struct AverageArgs {
     /// One positive weight a net, comma-separated (default: equal).
     #[arg(long, value_delimiter = ',')]
     pub weights: Option<Vec<f64>>,
+    /// What the averaged nets learned from, for the net file's `games` metadata (default: the
+    /// nets' own notes, joined).
+    #[arg(long)]
+    pub games_note: Option<String>,
 }
 
 #[derive(clap::Args)]

@@ -221,7 +221,16 @@ fn nn_average_writes_the_weighted_mean_of_the_tensors() {
     let load = |p: &str| NetFile::load(Path::new(p), None).unwrap();
     for (weights, wa) in [(None, 0.5f64), (Some("3,1"), 0.75)] {
         let out = temp("avg-out.safetensors");
-        let mut args = vec!["nn", "average", &a, &b, "--out", &out];
+        let mut args = vec![
+            "nn",
+            "average",
+            &a,
+            &b,
+            "--out",
+            &out,
+            "--games-note",
+            "noted",
+        ];
         if let Some(w) = weights {
             args.extend(["--weights", w]);
         }
@@ -243,6 +252,7 @@ fn nn_average_writes_the_weighted_mean_of_the_tensors() {
         let meta = &load(&out).meta;
         assert_eq!(meta["kind"], "deepchess");
         assert!(meta["training"].contains("avg-a.safetensors"), "{meta:?}");
+        assert_eq!(meta["games"], "noted");
     }
     // A net averaged with itself evaluates exactly as itself.
     let same = temp("avg-same.safetensors");

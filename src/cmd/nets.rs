@@ -157,7 +157,12 @@ pub fn nn(what: NnCmd) -> ExitCode {
         },
         NnCmd::KernelBench(a) => super::tools::kernel_bench(a),
         NnCmd::Average(a) => {
-            match deepred::train::average::average(&a.nets, a.weights.as_deref(), &a.out) {
+            match deepred::train::average::average(
+                &a.nets,
+                a.weights.as_deref(),
+                a.games_note.as_deref(),
+                &a.out,
+            ) {
                 Ok(report) => {
                     print!("{report}");
                     ExitCode::SUCCESS

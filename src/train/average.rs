@@ -12,8 +12,14 @@ use crate::nn::net::NetFile;
 
 /// Writes to `out` the mean of the nets `nets`, weighted by `weights` (one positive number a
 /// net, normalised to sum 1; equal when `None`). Every net must be of one kind with the same
-/// tensors of the same shapes. Nothing is written on an error. Returns the report.
-pub fn average(nets: &[PathBuf], weights: Option<&[f64]>, out: &Path) -> Result<String, Error> {
+/// tensors of the same shapes. `games_note` replaces the joined `games` notes of the nets.
+/// Nothing is written on an error. Returns the report.
+pub fn average(
+    nets: &[PathBuf],
+    weights: Option<&[f64]>,
+    games_note: Option<&str>,
+    out: &Path,
+) -> Result<String, Error> {
     let bad = |m: String| Err(Error::Average(m));
     if nets.len() < 2 {
         return bad(format!(
@@ -84,7 +90,10 @@ pub fn average(nets: &[PathBuf], weights: Option<&[f64]>, out: &Path) -> Result<
         .map(|(f, w)| format!("{} ({w:.3})", f.path.display()))
         .collect::<Vec<_>>()
         .join(", ");
-    let meta = metadata(&files, &weights, &sources);
+    let mut meta = metadata(&files, &weights, &sources);
+    if let Some(note) = games_note {
+        meta.insert("games".into(), note.to_string());
+    }
     let bytes = crate::nn::random::serialize(&tensors, meta)?;
     write_replacing(out, &bytes)?;
     Ok(format!(
