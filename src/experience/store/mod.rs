@@ -158,6 +158,15 @@ fn in_transaction(
     }
 }
 
+/// How many tables the SQLite file holds, or whether it holds the one named `name` (0 or 1).
+fn table_count(conn: &Connection, name: Option<&str>) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND (?1 IS NULL OR name = ?1)",
+        [name],
+        |r| r.get(0),
+    )
+}
+
 fn table(mover: Color) -> &'static str {
     match mover {
         Color::White => "white_moves",
@@ -221,13 +230,7 @@ impl Store {
             .map_err(|e| Error::sqlite(path, e))?;
         // A file with no table at all is a store whose first write never committed (or an
         // empty file): say so, rather than "no such table".
-        let tables: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| Error::sqlite(path, e))?;
+        let tables = table_count(&conn, None).map_err(|e| Error::sqlite(path, e))?;
         if tables == 0 {
             return Err(Error::Empty {
                 path: path.to_path_buf(),
@@ -245,20 +248,8 @@ impl Store {
         let e = |err| Error::sqlite(path, err);
         conn.busy_timeout(BUSY_TIMEOUT).map_err(e)?;
         // Refuse foreign files before writing anything to them.
-        let has_tables: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(e)?;
-        let has_meta: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(e)?;
+        let has_tables = table_count(&conn, None).map_err(e)?;
+        let has_meta = table_count(&conn, Some("meta")).map_err(e)?;
         if has_tables > 0 && has_meta == 0 {
             return Err(Error::ForeignDatabase {
                 path: path.to_path_buf(),
