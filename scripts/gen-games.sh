@@ -14,7 +14,9 @@
 #
 # Usage: scripts/gen-games.sh            (env: GAMES=20000 OUT=data/generated NODES=600 SKILL=
 #                                          RESIGN_CP= CONCURRENCY=2 CHUNK=1000 SEED=2
-#                                          STOCKFISH=stockfish)
+#                                          STOCKFISH=stockfish BOOK=noob_3moves.epd
+#                                          DEEPRED=target/release/deepred)
+# BOOK may be any EPD file, e.g. positions of Deep Red's own games from scripts/book-from-games.py.
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
