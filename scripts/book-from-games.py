@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An EPD opening book of positions from played games: one position from each game, at a
-uniformly random ply 4-40 after the game's start (at most 8 plies before its end), never a
+uniformly random ply 4-40 after the game's start (and at least 8 plies before its end), never a
 finished game. Deterministic by seed. Needs python-chess (`pip install chess`).
 
 Deep Pink's current net learned from Stockfish games started from such positions of Deep Red's

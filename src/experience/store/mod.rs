@@ -274,12 +274,7 @@ impl Store {
                      plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL,
                      start TEXT, moves BLOB);",
             )?;
-            let fresh: i64 = conn.query_row(
-                "SELECT count(*) = 0 FROM sqlite_master WHERE name = 'white_moves'",
-                [],
-                |r| r.get(0),
-            )?;
-            if fresh == 1 {
+            if table_count(conn, Some("white_moves"))? == 0 {
                 conn.execute_batch(&format!(
                     "{} {} {MEMORY_TABLE_SQL} INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');",
                     moves_table_sql("white_moves"),
