@@ -1,7 +1,8 @@
 //! The command line: clap definitions of every subcommand and its arguments.
 
 use clap::{Parser, Subcommand};
-use deepred::experience::store::DEFAULT_FILE;
+use deepred::eval::EvalKind;
+use deepred::experience::location::default_store;
 use deepred::search::bench;
 
 #[derive(Parser)]
@@ -113,7 +114,9 @@ pub struct MatchArgs {
     /// plays (Learning=true, ExperienceFile=--db, unless --engine-option says otherwise).
     #[arg(long)]
     pub learn: bool,
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
     /// Option of the first engine, NAME=VALUE (repeatable).
     #[arg(long = "engine-option", value_name = "NAME=VALUE")]
@@ -265,12 +268,12 @@ pub struct BenchArgs {
     #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub depth: u32,
     /// Evaluator to bench.
-    #[arg(long, default_value = "pst")]
-    pub evaluator: String,
+    #[arg(long, default_value_t = EvalKind::DEFAULT)]
+    pub evaluator: EvalKind,
     /// Search threads (node counts are deterministic only with 1).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Net file of a neural evaluator (default: nets/<evaluator>.safetensors).
+    /// Net file of a neural evaluator (default: the net embedded in the binary).
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,
 }
@@ -295,9 +298,10 @@ pub struct EvalArgs {
     #[arg(long)]
     pub fen: Option<String>,
     /// Experience store to consult.
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// (Default: experience.sqlite in Deep Red's data folder.)
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
-    /// A net file (deepchess or deeppink) to show instead of nets/<kind>.safetensors.
+    /// A net file (deepchess or deeppink) to show instead of the embedded one.
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,
 }
@@ -340,7 +344,8 @@ pub struct ImportArgs {
     #[arg(required = true)]
     pub pgn: Vec<std::path::PathBuf>,
     /// Experience store (SQLite file).
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// (Default: experience.sqlite in Deep Red's data folder.)
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
     /// Games per transaction (each transaction holds whole games only).
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
@@ -365,10 +370,10 @@ pub struct DatagenArgs {
     /// Positions of the first plies of a game are not written.
     #[arg(long, default_value_t = 8)]
     pub skip_plies: usize,
-    /// The evaluator Deep Red plays with (pst for generation 1, learned with --eval-file for
-    /// the next).
-    #[arg(long, default_value = "pst")]
-    pub evaluator: String,
+    /// The evaluator Deep Red plays with (the embedded learned net by default; pst for a first
+    /// generation, learned with --eval-file for the next).
+    #[arg(long, default_value_t = EvalKind::DEFAULT)]
+    pub evaluator: EvalKind,
     /// The net of a neural evaluator.
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,
@@ -463,9 +468,12 @@ pub struct SelfplayArgs {
     /// uniformly random mover over --games games, colours alternating.
     #[arg(long, requires = "explore")]
     pub versus_random: bool,
-    #[arg(long, default_value = "pst")]
-    pub evaluator: String,
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The evaluator Deep Red plays with.
+    #[arg(long, default_value_t = EvalKind::DEFAULT)]
+    pub evaluator: EvalKind,
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
     /// Do not learn the games.
     #[arg(long)]
@@ -500,10 +508,12 @@ pub struct PlayArgs {
     /// Start position (default: the standard start).
     #[arg(long)]
     pub fen: Option<String>,
-    #[arg(long, default_value = "pst")]
-    pub evaluator: String,
+    /// The evaluator Deep Red plays with.
+    #[arg(long, default_value_t = EvalKind::DEFAULT)]
+    pub evaluator: EvalKind,
     /// Experience store the finished game is learned into.
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// (Default: experience.sqlite in Deep Red's data folder.)
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
     /// Do not learn the game.
     #[arg(long)]
@@ -632,7 +642,9 @@ pub struct PruneArgs {
     /// Rows of positions within this many plies of a game's start all stay.
     #[arg(long, default_value_t = 20)]
     pub keep_plies: usize,
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
 }
 
@@ -664,7 +676,9 @@ pub struct ExportArgs {
     /// Deepest ply from the start position.
     #[arg(long, default_value_t = 30)]
     pub max_ply: usize,
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
 }
 
@@ -680,7 +694,9 @@ pub struct CoverageArgs {
     /// Games a position needs in the move records to count as known there.
     #[arg(long, default_value_t = 1)]
     pub min_games: u64,
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
 }
 
@@ -741,7 +757,9 @@ pub struct RandomNetArgs {
 
 #[derive(clap::Args)]
 pub struct StatsArgs {
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
     /// Also draw the store's growth (games and move rows against time) and the learned book's
     /// depth (known positions by ply) into this PNG.
@@ -751,7 +769,9 @@ pub struct StatsArgs {
 
 #[derive(clap::Args)]
 pub struct VacuumArgs {
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
 }
 
@@ -760,7 +780,9 @@ pub struct ShowArgs {
     /// Position (default: the start position).
     #[arg(long)]
     pub fen: Option<String>,
-    #[arg(long, default_value = DEFAULT_FILE)]
+    /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
+    /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
+    #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
 }
 

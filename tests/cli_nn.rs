@@ -262,7 +262,7 @@ fn nn_average_writes_the_weighted_mean_of_the_tensors() {
         assert!(ok, "{err}");
         out.lines()
             .filter(|l| l.starts_with("deepchess: "))
-            .map(|l| l.split(" from ").next().unwrap().to_string())
+            .map(|l| l.split(", file '").next().unwrap().to_string())
             .collect::<Vec<_>>()
     };
     assert!(!eval(&a).is_empty());

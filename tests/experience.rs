@@ -81,10 +81,7 @@ fn import(db: &Path, pgn: &Path) -> std::process::Output {
 }
 
 fn deepred(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_deepred"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::command().args(args).output().unwrap()
 }
 
 /// An independent count, written against pgn-reader and shakmaty directly (no Deep Red code):
@@ -310,7 +307,7 @@ fn sigkill_mid_import(db: &Path) {
     for percent in [50u64, 65, 80, 35, 90, 20] {
         let delay_ms = full * percent / 100;
         reset(db);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        let mut child = common::command()
             .args([
                 "import",
                 "--batch",
@@ -376,7 +373,7 @@ fn two_processes_import(db: &Path) {
         .success()
     );
     let spawn = |f: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_deepred"))
+        common::command()
             .args([
                 "import",
                 "--batch",
@@ -767,7 +764,7 @@ fn postgres_four_selfplay_workers_lose_no_game_and_count_none_twice() {
                 sc.spawn(move || {
                     // Workers 0 and 1 share a seed: the same openings.
                     let seed = [1, 1, 2, 3][i].to_string();
-                    Command::new(env!("CARGO_BIN_EXE_deepred"))
+                    common::command()
                         .args([
                             "selfplay",
                             "--games",

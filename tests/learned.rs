@@ -4,7 +4,6 @@
 //! incremental accumulators against a refresh, bad net files, and the evaluator through UCI.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use deepred::chess::bullet::{ChessBoard, best_move, read_file};
 use deepred::chess::score::TB_WIN_BOUND;
@@ -27,7 +26,7 @@ fn datagen(out: &Path, games: usize, threads: usize) {
 
 fn datagen_with(out: &Path, games: usize, threads: usize, extra: &[&str]) {
     let book = common::data("books/noob_3moves_200.epd");
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args([
             "datagen",
             "--games",
@@ -38,6 +37,9 @@ fn datagen_with(out: &Path, games: usize, threads: usize, extra: &[&str]) {
             book.to_str().unwrap(),
             "--seed",
             "5",
+            // The data the assertions below were written for (the default is the learned net).
+            "--evaluator",
+            "pst",
             "--threads",
             &threads.to_string(),
             "--out",
@@ -146,7 +148,7 @@ fn datagen_writes_legal_quiet_positions_deterministically_and_resumes() {
     datagen(&c, 4, 2);
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
     // Other settings on an existing output: refused, file untouched.
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args(["datagen", "--games", "5", "--nodes", "999", "--out"])
         .arg(&a)
         .output()
@@ -203,7 +205,7 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert_eq!(std::fs::read(&b_pgn).unwrap(), text);
     assert_eq!(std::fs::read(&b).unwrap(), std::fs::read(&a).unwrap());
     // A new run never writes over a PGN file that holds games.
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args(["datagen", "--games", "1", "--nodes", "500", "--out"])
         .arg(dir.join("c.bin"))
         .arg("--pgn")
@@ -214,7 +216,7 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("choose another --pgn"));
     assert_eq!(std::fs::read(&a_pgn).unwrap(), text);
     // Deep Pink's triplets from it: the move played against a random other move.
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args(["dataset", "deeppink", "--pgn"])
         .arg(&a_pgn)
         .arg("--out")
@@ -262,7 +264,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     // Deep Pink triplets: q after the best move, r after another quiet legal move of p (the
     // best move is quiet: datagen's filter).
     let run = |kind: &str, out: &Path| {
-        let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        let o = common::command()
             .args(["dataset", kind, "--datagen"])
             .arg(&bin)
             .args(["--val-fraction", "0.5", "--seed", "3", "--out"])
@@ -307,7 +309,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     // --equal-material keeps exactly the triplets whose children have the same SEE-resolved
     // material, in the same order.
     let equal = dir.join("teq.bin");
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args(["dataset", "deeppink", "--equal-material", "--datagen"])
         .arg(&bin)
         .args(["--val-fraction", "0.5", "--seed", "3", "--out"])
@@ -329,7 +331,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     let eq = data::read(&equal).unwrap();
     // It filters triplets only: asked of DeepChess positions it is an error, no file written.
     let refused_out = dir.join("never.bin");
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args(["dataset", "deepchess", "--equal-material", "--datagen"])
         .arg(&bin)
         .arg("--out")
@@ -344,10 +346,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     // validation triplets, written into the net; the weights stay as they were.
     let net = dir.join("dp.safetensors");
     let deepred_ok = |args: &[&std::ffi::OsStr]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
-            .args(args)
-            .output()
-            .unwrap();
+        let o = common::command().args(args).output().unwrap();
         (
             o.status.success(),
             String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
@@ -364,7 +363,7 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
     let before = deepred::nn::net::NetFile::load(&net, None).unwrap();
     // Every triplet in the validation split (these few games fill one or two blocks).
     let all_val = dir.join("tval.bin");
-    let o = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let o = common::command()
         .args(["dataset", "deeppink", "--datagen"])
         .arg(&bin)
         .args(["--val-fraction", "1", "--out"])
@@ -563,7 +562,7 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     let net = ValueNet::load(&out).unwrap();
     assert_eq!(net.hidden, 32);
     assert!(
-        net.description.contains("generation: test"),
+        net.description.contains("generation test"),
         "{}",
         net.description
     );

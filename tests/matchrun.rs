@@ -3,7 +3,7 @@
 //! move, one that never moves.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use deepred::chess::pgn::read_games;
 use deepred::chess::rules::GameResult;
@@ -38,7 +38,7 @@ fn read_pgn(path: &Path) -> Vec<deepred::chess::pgn::PgnGame> {
 }
 
 fn run_match(args: &[&str]) -> Output {
-    Command::new(BIN).arg("match").args(args).output().unwrap()
+    common::command().arg("match").args(args).output().unwrap()
 }
 
 fn text(o: &Output) -> (String, String) {

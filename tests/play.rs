@@ -3,7 +3,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+mod common;
 
 use deepred::chess::pgn::{PgnGame, read_games};
 use deepred::chess::rules::GameResult;
@@ -27,7 +29,7 @@ struct Run {
 /// Runs `deepred play ARGS`, feeds `input` on stdin and closes it; the process must exit
 /// successfully and never panic.
 fn play(args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let mut child = common::command()
         .arg("play")
         .args(args)
         .stdin(Stdio::piped())
@@ -108,7 +110,7 @@ fn fools_mate_between_humans_is_learned_and_written() {
 
     // The store holds the game, as its own `stats` command and the library say.
     assert_eq!(games_in(&db), 1);
-    let stats = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let stats = common::command()
         .args(["experience", "stats", "--db", s(&db)])
         .output()
         .unwrap();

@@ -1,7 +1,6 @@
 //! `deepred selfplay`: legal finished games from book openings, learned and written as PGN.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use deepred::chess::pgn::read_games;
 use deepred::chess::rules::GameResult;
@@ -18,7 +17,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn selfplay(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let out = common::command()
         .arg("selfplay")
         .args(args)
         .output()

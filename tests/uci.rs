@@ -61,7 +61,7 @@ fn handshake_lists_options_and_is_clean() {
         "option name Ponder type check",
         "option name Move Overhead type spin",
         "option name UCI_Chess960 type check",
-        "option name Evaluator type combo default pst",
+        "option name Evaluator type combo default learned",
     ] {
         assert!(lines.iter().any(|l| l.starts_with(opt)), "missing {opt}");
     }

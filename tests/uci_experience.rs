@@ -93,7 +93,7 @@ fn experience_book_plays_the_best_known_move() {
     }
     let file = dir.join("book.pgn");
     std::fs::write(&file, pgn).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let out = common::command()
         .args([
             "import",
             "--db",
@@ -149,7 +149,7 @@ fn experience_book_at_a_terminal_root_answers_none() {
         "[Event \"fool's mate\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let out = common::command()
         .args([
             "import",
             "--db",
@@ -215,7 +215,7 @@ fn experience_evaluator_loads_and_falls_back() {
         bad.display()
     ));
     let l = info_until(&mut e, "error");
-    assert!(l.contains("Evaluator is pst"), "{l}");
+    assert!(l.contains("Evaluator is learned"), "{l}");
     e.send("go depth 4");
     let (best, _) = e.bestmove(SECS(30));
     assert!(best.starts_with("bestmove "));
@@ -282,7 +282,7 @@ fn postgres_a_refused_server_is_an_info_string_and_play_goes_on() {
     e.send("setoption name Evaluator value experience");
     let l = info_until(&mut e, "error");
     assert!(l.contains("refused the user or password"), "{l}");
-    assert!(l.contains("Evaluator is pst"), "{l}");
+    assert!(l.contains("Evaluator is learned"), "{l}");
     e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
     e.send("ucinewgame");
     e.send("position startpos");
@@ -420,6 +420,9 @@ fn a_lost_line_is_left_the_next_time() {
     let dir = temp_dir("qlearn");
     let db = dir.join("exp.sqlite");
     let mut e = learning_engine(&db);
+    // pst: the evaluator whose depth-7 and depth-9 choices agree here, so that only the
+    // learning step can change the move.
+    e.send("setoption name Evaluator value pst");
     e.send("position startpos");
     e.send("go depth 7");
     let (best, _) = e.bestmove(SECS(30));
@@ -457,6 +460,7 @@ fn a_lost_line_is_left_the_next_time() {
         assert_eq!(after.learned > 0, left, "{after:?}");
         drop(store);
         let mut e = learning_engine(&copy);
+        e.send("setoption name Evaluator value pst");
         e.send("position startpos");
         e.send("go depth 9");
         let (best, _) = e.bestmove(SECS(30));

@@ -13,7 +13,7 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -379,7 +379,7 @@ fn the_uci_loop_survives_generated_input() {
         dir: dir.clone(),
     };
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
+    let mut child = common::command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

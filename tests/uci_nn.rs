@@ -135,6 +135,8 @@ fn deeppink_and_deepchess_search_through_uci() {
 #[test]
 fn a_missing_net_keeps_the_previous_evaluator() {
     let mut e = Uci::start();
+    // From pst, whose net file is only recorded until a neural evaluator is chosen.
+    e.send("setoption name Evaluator value pst");
     e.send("setoption name EvalFile value /nonexistent/deepchess.safetensors");
     e.send("setoption name Evaluator value deepchess");
     e.send("isready");

@@ -23,7 +23,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         eval_file: a.eval_file,
         ..Default::default()
     };
-    let ev = match eval::by_name_with(&a.evaluator, &ctx) {
+    let ev = match eval::build(a.evaluator, &ctx) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };

@@ -25,7 +25,7 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         max_plies,
     } = a;
     use deepred::games::selfplay;
-    let ev = match evaluator_arg(&evaluator, &db) {
+    let ev = match evaluator_arg(evaluator, &db) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
@@ -261,7 +261,7 @@ pub fn play(a: PlayArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let ev = match evaluator_arg(&evaluator, &db) {
+    let ev = match evaluator_arg(evaluator, &db) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
@@ -304,7 +304,7 @@ pub fn datagen(a: DatagenArgs) -> ExitCode {
         eval_file: a.eval_file.clone(),
         ..Default::default()
     };
-    let evaluator = match deepred::eval::by_name_with(&a.evaluator, &ctx) {
+    let evaluator = match deepred::eval::build(a.evaluator, &ctx) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
@@ -317,7 +317,7 @@ pub fn datagen(a: DatagenArgs) -> ExitCode {
     };
     let evaluator_text = match &a.eval_file {
         Some(f) => format!("{} {}", a.evaluator, f.display()),
-        None => a.evaluator.clone(),
+        None => a.evaluator.to_string(),
     };
     let opts = DatagenOptions {
         games: a.games,

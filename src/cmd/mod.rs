@@ -23,16 +23,16 @@ pub fn position_arg(fen: Option<String>, chess960: bool) -> Result<Chess, deepre
     fen.map_or_else(|| Ok(Chess::default()), |f| parse_fen(&f, chess960))
 }
 
-/// The evaluator called `name`, reading the experience store `db` where it needs one.
+/// The evaluator `kind`, reading the experience store `db` where it needs one.
 pub fn evaluator_arg(
-    name: &str,
+    kind: deepred::eval::EvalKind,
     db: &std::path::Path,
 ) -> Result<deepred::eval::Evaluator, deepred::eval::Error> {
     let ctx = deepred::eval::EvalContext {
         experience_file: db.to_path_buf(),
         ..Default::default()
     };
-    deepred::eval::by_name_with(name, &ctx)
+    deepred::eval::build(kind, &ctx)
 }
 
 /// `NAME=VALUE` option arguments.

@@ -9,6 +9,7 @@ use shakmaty::Chess;
 use super::ComparatorEvaluator;
 use crate::nn::DeepChess;
 use crate::nn::cache::VecCache;
+use crate::nn::net::{Kind, NetFile, NetSource};
 
 /// Cache key of a position's mirror: its Zobrist key xor this.
 pub const MIRROR_SALT: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -22,7 +23,15 @@ pub struct DeepChessEval {
 
 impl DeepChessEval {
     pub fn load(path: &Path) -> Result<Self, crate::nn::Error> {
-        Ok(Self::new(DeepChess::load(path)?))
+        Self::open(&NetSource::File(path.to_path_buf()))
+    }
+
+    /// The DeepChess evaluator with the net from `source`.
+    pub fn open(source: &NetSource) -> Result<Self, crate::nn::Error> {
+        Ok(Self::new(DeepChess::from_file(&NetFile::open(
+            Kind::DeepChess,
+            source,
+        )?)?))
     }
 
     pub fn new(net: DeepChess) -> Self {

@@ -11,6 +11,7 @@ use crate::nn::DeepPink;
 /// The first-layer accumulators the search keeps move by move (re-exported: the search knows
 /// evaluators, not nets).
 pub use crate::nn::deeppink::Accumulators;
+use crate::nn::net::{Kind, NetFile, NetSource};
 
 #[derive(Debug)]
 pub struct DeepPinkEval {
@@ -19,8 +20,13 @@ pub struct DeepPinkEval {
 
 impl DeepPinkEval {
     pub fn load(path: &Path) -> Result<Self, crate::nn::Error> {
+        Self::open(&NetSource::File(path.to_path_buf()))
+    }
+
+    /// The Deep Pink evaluator with the net from `source`.
+    pub fn open(source: &NetSource) -> Result<Self, crate::nn::Error> {
         Ok(DeepPinkEval {
-            net: DeepPink::load(path)?,
+            net: DeepPink::from_file(&NetFile::open(Kind::DeepPink, source)?)?,
         })
     }
 }

@@ -2,7 +2,7 @@
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("unknown evaluator '{name}' (available: {})", super::EVALUATOR_NAMES.join(", "))]
+    #[error("unknown evaluator '{name}' (available: {})", super::EvalKind::ALL.map(|k| k.name()).join(", "))]
     Unknown { name: String },
     #[error(transparent)]
     Net(#[from] crate::nn::Error),

@@ -7,6 +7,7 @@ use std::path::Path;
 use shakmaty::{Chess, Color, Move};
 
 use super::{Incremental, ScalarEvaluator};
+use crate::nn::net::{Kind, NetFile, NetSource};
 use crate::nn::value::{ValueAccumulators, ValueNet};
 
 #[derive(Debug)]
@@ -16,8 +17,13 @@ pub struct LearnedEval {
 
 impl LearnedEval {
     pub fn load(path: &Path) -> Result<Self, crate::nn::Error> {
+        Self::open(&NetSource::File(path.to_path_buf()))
+    }
+
+    /// The learned evaluator with the net from `source`.
+    pub fn open(source: &NetSource) -> Result<Self, crate::nn::Error> {
         Ok(LearnedEval {
-            net: ValueNet::load(path)?,
+            net: ValueNet::from_file(&NetFile::open(Kind::Learned, source)?)?,
         })
     }
 }

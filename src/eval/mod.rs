@@ -21,11 +21,13 @@ pub mod report;
 #[cfg(feature = "torch")]
 pub mod torchscript;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use shakmaty::{Chess, Color, Move};
 
 pub use error::Error;
+
+use crate::nn::net::{Kind as NetKind, NetSource};
 
 /// A leaf scorer that returns a score in centipawns from the side to move's point of view.
 pub trait ScalarEvaluator: Send + Sync {
@@ -112,15 +114,72 @@ impl std::fmt::Debug for Evaluator {
     }
 }
 
-/// Names accepted by the `Evaluator` option, in the order the UCI `combo` lists them.
-pub const EVALUATOR_NAMES: &[&str] = &["pst", "experience", "deepchess", "deeppink", "learned"];
+/// The evaluators, as the `Evaluator` option names them: the typed choice that everything past
+/// the option parser and the command line passes around.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EvalKind {
+    Pst,
+    Experience,
+    DeepChess,
+    DeepPink,
+    Learned,
+}
 
-/// Evaluators that run a net file (`EvalFile`).
-pub fn uses_net(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "deepchess" | "deeppink" | "learned"
-    )
+impl EvalKind {
+    /// Every evaluator, in the order the UCI `combo` lists them.
+    pub const ALL: [EvalKind; 5] = [
+        EvalKind::Pst,
+        EvalKind::Experience,
+        EvalKind::DeepChess,
+        EvalKind::DeepPink,
+        EvalKind::Learned,
+    ];
+    /// The strongest (BENCHMARKS.md): what the engine plays with unless told otherwise.
+    pub const DEFAULT: EvalKind = EvalKind::Learned;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalKind::Pst => "pst",
+            EvalKind::Experience => "experience",
+            EvalKind::DeepChess => "deepchess",
+            EvalKind::DeepPink => "deeppink",
+            EvalKind::Learned => "learned",
+        }
+    }
+
+    /// The evaluator called `name` (case-insensitive, spaces around ignored).
+    pub fn parse(name: &str) -> Result<EvalKind, Error> {
+        let want = name.trim();
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(want))
+            .ok_or_else(|| Error::Unknown {
+                name: want.to_string(),
+            })
+    }
+
+    /// The kind of net this evaluator runs (`EvalFile`), if it runs one.
+    pub fn net(self) -> Option<NetKind> {
+        match self {
+            EvalKind::Pst | EvalKind::Experience => None,
+            EvalKind::DeepChess => Some(NetKind::DeepChess),
+            EvalKind::DeepPink => Some(NetKind::DeepPink),
+            EvalKind::Learned => Some(NetKind::Learned),
+        }
+    }
+}
+
+impl std::fmt::Display for EvalKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for EvalKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        EvalKind::parse(s)
+    }
 }
 
 /// Where evaluators that need data find it.
@@ -128,15 +187,14 @@ pub fn uses_net(name: &str) -> bool {
 pub struct EvalContext {
     pub experience_file: std::path::PathBuf,
     pub experience_min_games: u32,
-    /// The net file of a neural evaluator (`EvalFile`); `None`: `nets/<evaluator>.safetensors`
-    /// (see [`crate::nn::net::resolve`]).
+    /// The net file of a neural evaluator (`EvalFile`); `None`: the net embedded in the binary.
     pub eval_file: Option<std::path::PathBuf>,
 }
 
 impl Default for EvalContext {
     fn default() -> Self {
         EvalContext {
-            experience_file: crate::experience::store::DEFAULT_FILE.into(),
+            experience_file: crate::experience::location::default_store(),
             experience_min_games: 10,
             eval_file: None,
         }
@@ -151,43 +209,62 @@ pub fn by_name(name: &str) -> Result<Evaluator, Error> {
 /// The evaluator called `name` (case-insensitive), or a message saying which names exist or why
 /// its data cannot be loaded.
 pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, Error> {
-    match name.to_ascii_lowercase().as_str() {
-        "pst" => Ok(Evaluator::Scalar(Arc::new(pst::Pst))),
-        "experience" => Ok(Evaluator::Scalar(experience_evaluator(ctx)?)),
-        "deepchess" => {
-            let path = crate::nn::net::resolve("deepchess", ctx.eval_file.as_deref())?;
-            #[cfg(feature = "torch")]
-            if torchscript::is_torchscript(&path) {
-                return Ok(Evaluator::Comparator(Arc::new(
-                    torchscript::ScriptChess::load(&path)?,
-                )));
+    build(EvalKind::parse(name)?, ctx)
+}
+
+/// The evaluator `kind` with its data from `ctx`: the net of `ctx.eval_file`, else the embedded
+/// one (loaded once per process and shared).
+pub fn build(kind: EvalKind, ctx: &EvalContext) -> Result<Evaluator, Error> {
+    let source = NetSource::from_option(ctx.eval_file.as_deref());
+    #[cfg(feature = "torch")]
+    if let NetSource::File(path) = &source
+        && torchscript::is_torchscript(path)
+    {
+        match kind {
+            EvalKind::DeepChess => {
+                let e = torchscript::ScriptChess::load(path)?;
+                return Ok(Evaluator::Comparator(Arc::new(e)));
             }
-            Ok(Evaluator::Comparator(Arc::new(
-                deepchess::DeepChessEval::load(&path)?,
-            )))
-        }
-        "deeppink" => {
-            let path = crate::nn::net::resolve("deeppink", ctx.eval_file.as_deref())?;
-            #[cfg(feature = "torch")]
-            if torchscript::is_torchscript(&path) {
-                return Ok(Evaluator::Scalar(Arc::new(torchscript::ScriptPink::load(
-                    &path,
-                )?)));
+            EvalKind::DeepPink => {
+                let e = torchscript::ScriptPink::load(path)?;
+                return Ok(Evaluator::Scalar(Arc::new(e)));
             }
-            Ok(Evaluator::Scalar(Arc::new(deeppink::DeepPinkEval::load(
-                &path,
-            )?)))
+            _ => {}
         }
-        "learned" => {
-            let path = crate::nn::net::resolve("learned", ctx.eval_file.as_deref())?;
-            Ok(Evaluator::Scalar(Arc::new(learned::LearnedEval::load(
-                &path,
-            )?)))
-        }
-        _ => Err(Error::Unknown {
-            name: name.to_string(),
-        }),
     }
+    static LEARNED: OnceLock<Arc<learned::LearnedEval>> = OnceLock::new();
+    static DEEPPINK: OnceLock<Arc<deeppink::DeepPinkEval>> = OnceLock::new();
+    static DEEPCHESS: OnceLock<Arc<deepchess::DeepChessEval>> = OnceLock::new();
+    Ok(match kind {
+        EvalKind::Pst => Evaluator::Scalar(Arc::new(pst::Pst)),
+        EvalKind::Experience => Evaluator::Scalar(experience_evaluator(ctx)?),
+        EvalKind::Learned => {
+            Evaluator::Scalar(shared(&LEARNED, &source, learned::LearnedEval::open)?)
+        }
+        EvalKind::DeepPink => {
+            Evaluator::Scalar(shared(&DEEPPINK, &source, deeppink::DeepPinkEval::open)?)
+        }
+        EvalKind::DeepChess => {
+            Evaluator::Comparator(shared(&DEEPCHESS, &source, deepchess::DeepChessEval::open)?)
+        }
+    })
+}
+
+/// The evaluator of a net from `source`: built anew from a file, once per process (in `cell`)
+/// from the embedded net.
+fn shared<T>(
+    cell: &'static OnceLock<Arc<T>>,
+    source: &NetSource,
+    open: impl Fn(&NetSource) -> Result<T, crate::nn::Error>,
+) -> Result<Arc<T>, crate::nn::Error> {
+    if *source != NetSource::Embedded {
+        return open(source).map(Arc::new);
+    }
+    if let Some(e) = cell.get() {
+        return Ok(e.clone());
+    }
+    let e = Arc::new(open(source)?);
+    Ok(cell.get_or_init(|| e).clone())
 }
 
 /// The experience evaluator itself (the UCI engine keeps it to add games it learns).
@@ -198,7 +275,13 @@ pub fn experience_evaluator(ctx: &EvalContext) -> Result<Arc<experience::Experie
     )?))
 }
 
-/// The default evaluator (pst).
+/// The evaluator a search runs with unless told otherwise: [`EvalKind::DEFAULT`] with its
+/// embedded net (pst only if that net could not be read, which the tests rule out).
 pub fn default_evaluator() -> Evaluator {
+    build(EvalKind::DEFAULT, &EvalContext::default()).unwrap_or_else(|_| pst_evaluator())
+}
+
+/// The hand-written evaluator (pst).
+pub fn pst_evaluator() -> Evaluator {
     Evaluator::Scalar(Arc::new(pst::Pst))
 }

@@ -5,7 +5,7 @@ use shakmaty::{Chess, Position};
 use super::EvalContext;
 use crate::chess::score::cp_from_expectation;
 use crate::experience::store::Store;
-use crate::nn::net::{Kind, NetFile, resolve};
+use crate::nn::net::{Kind, NetFile, NetSource};
 use crate::nn::value::ValueNet;
 use crate::nn::{DeepChess, DeepPink};
 
@@ -88,8 +88,8 @@ pub fn eval_report(pos: &Chess, ctx: &EvalContext) -> String {
     out
 }
 
-/// The net file the `eval` report uses for `kind`: `ctx.eval_file` when it is a net of that
-/// kind (or cannot be read), else the default location.
+/// The net the `eval` report uses for `kind`: `ctx.eval_file` when it is a net of that kind (or
+/// cannot be read), else the embedded one.
 fn net_for_report(kind: Kind, ctx: &EvalContext) -> Result<NetFile, crate::nn::Error> {
     if let Some(f) = &ctx.eval_file {
         match NetFile::load(f, None) {
@@ -98,6 +98,5 @@ fn net_for_report(kind: Kind, ctx: &EvalContext) -> Result<NetFile, crate::nn::E
             Err(e) => return Err(e),
         }
     }
-    let path = resolve(kind.name(), None)?;
-    NetFile::load(&path, Some(kind))
+    NetFile::open(kind, &NetSource::Embedded)
 }

@@ -31,6 +31,16 @@ pub enum Error {
     Database { path: PathBuf, detail: String },
     #[error("experience store '{}' does not exist", path.display())]
     Missing { path: PathBuf },
+    /// Deep Red's data folder cannot be made (the default store lives there).
+    #[error(
+        "cannot create Deep Red's data folder '{}' ({source}); set ExperienceFile (or --db) to a writable file, or DEEPRED_HOME to a writable folder",
+        path.display()
+    )]
+    DataDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// An SQLite file without any table: new, or its first import was stopped before the
     /// first batch committed. Importing into it makes it a store.
     #[error(

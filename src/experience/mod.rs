@@ -7,6 +7,7 @@ pub mod codec;
 mod error;
 pub mod import;
 pub mod live;
+pub mod location;
 pub mod memory;
 pub mod polyglot;
 pub mod records;

@@ -87,12 +87,7 @@ impl DeepChess {
             arch(&mut std::iter::once(2 * embed).chain(cmp.iter().map(|d| d.outputs)))
         );
         Ok(DeepChess {
-            description: format!(
-                "deepchess {architecture} from '{}' (games: {}; validation accuracy: {})",
-                f.path.display(),
-                f.meta_or("games"),
-                f.meta_or("validation_accuracy")
-            ),
+            description: format!("deepchess {architecture}, {}", f.provenance()),
             first,
             pos2vec,
             cmp,

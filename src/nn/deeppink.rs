@@ -89,10 +89,8 @@ impl DeepPink {
             .join("-");
         Ok(DeepPink {
             description: format!(
-                "deeppink {architecture} from '{}' (cp_scale {cp_scale}; games: {}; validation accuracy: {})",
-                f.path.display(),
-                f.meta_or("games"),
-                f.meta_or("validation_accuracy")
+                "deeppink {architecture}, cp_scale {cp_scale}, {}",
+                f.provenance()
             ),
             first,
             layers,

@@ -9,15 +9,6 @@ pub enum Error {
     /// A net file that cannot be used.
     #[error("net '{}': {problem}", path.display())]
     Net { path: PathBuf, problem: Problem },
-    /// No net file given and none in the default places.
-    #[error(
-        "no {name} net: none of {} exists (set EvalFile)",
-        candidates.iter().map(|p| format!("'{}'", p.display())).collect::<Vec<_>>().join(", ")
-    )]
-    NoNet {
-        name: String,
-        candidates: Vec<PathBuf>,
-    },
     /// A net could not be written (random nets, exports).
     #[error("cannot write '{}': {source}", path.display())]
     Write {

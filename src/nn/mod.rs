@@ -33,6 +33,7 @@
 pub mod cache;
 pub mod deepchess;
 pub mod deeppink;
+pub mod embedded;
 mod error;
 pub mod features;
 pub mod layers;

@@ -44,16 +44,55 @@ impl Kind {
 /// (inputs, outputs, weight, bias) of an `nn.Linear`.
 pub type Linear<'a> = (usize, usize, &'a [f32], &'a [f32]);
 
+/// Where a net comes from: compiled into the binary, or a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetSource {
+    /// The shipped net of its kind ([`super::embedded`]).
+    Embedded,
+    File(PathBuf),
+}
+
+impl NetSource {
+    /// `explicit` (an `EvalFile` path) if given, else the embedded net.
+    pub fn from_option(explicit: Option<&Path>) -> NetSource {
+        explicit.map_or(NetSource::Embedded, |p| NetSource::File(p.to_path_buf()))
+    }
+}
+
 /// A validated net file: metadata and f32 tensors.
 #[derive(Debug)]
 pub struct NetFile {
+    /// The file read, or `<embedded KIND net>` (what messages name).
     pub path: PathBuf,
+    /// Whether this is the net compiled into the binary.
+    pub embedded: bool,
     pub kind: Kind,
     pub meta: HashMap<String, String>,
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
 }
 
 impl NetFile {
+    /// The net of `kind` from `source`.
+    pub fn open(kind: Kind, source: &NetSource) -> Result<NetFile, Error> {
+        match source {
+            NetSource::Embedded => Self::embedded(kind),
+            NetSource::File(p) => Self::load(p, Some(kind)),
+        }
+    }
+
+    /// The shipped net of `kind`, compiled into the binary.
+    pub fn embedded(kind: Kind) -> Result<NetFile, Error> {
+        let label = PathBuf::from(format!("<embedded {} net>", kind.name()));
+        let bytes = match kind {
+            Kind::Learned => super::embedded::LEARNED,
+            Kind::DeepPink => super::embedded::DEEPPINK,
+            Kind::DeepChess => super::embedded::DEEPCHESS,
+        };
+        let mut f = Self::parse(bytes, &label, Some(kind)).map_err(|p| Error::net(&label, p))?;
+        f.embedded = true;
+        Ok(f)
+    }
+
     /// Reads `path` and checks the metadata (`format`, `kind`, `features`). With `expect`, a
     /// net of another kind is refused.
     pub fn load(path: &Path, expect: Option<Kind>) -> Result<NetFile, Error> {
@@ -117,6 +156,7 @@ impl NetFile {
         }
         Ok(NetFile {
             path: path.to_path_buf(),
+            embedded: false,
             kind,
             meta,
             tensors,
@@ -226,34 +266,31 @@ impl NetFile {
     pub fn meta_or(&self, key: &str) -> String {
         self.meta.get(key).cloned().unwrap_or_else(|| "?".into())
     }
-}
 
-/// Where the net of evaluator `name` is looked for when `EvalFile` is not set:
-/// `nets/<name>.safetensors` in the working directory, then beside the executable's
-/// `../../nets/` (a cargo build in `target/release/`).
-pub fn default_candidates(name: &str) -> Vec<PathBuf> {
-    let file = format!("{name}.safetensors");
-    let mut out = vec![Path::new("nets").join(&file)];
-    if let Ok(exe) = std::env::current_exe()
-        && let Some(dir) = exe.parent()
-    {
-        out.push(dir.join("../../nets").join(&file));
-    }
-    out
-}
-
-/// The net file to load for evaluator `name`: `explicit` if given, else the first existing
-/// default candidate.
-pub fn resolve(name: &str, explicit: Option<&Path>) -> Result<PathBuf, Error> {
-    if let Some(p) = explicit {
-        return Ok(p.to_path_buf());
-    }
-    let candidates = default_candidates(name);
-    match candidates.iter().find(|p| p.is_file()) {
-        Some(p) => Ok(p.clone()),
-        None => Err(Error::NoNet {
-            name: name.to_string(),
-            candidates,
-        }),
+    /// Where the net comes from and what it was trained on, for people: `embedded` or
+    /// `file '<path>'`, then the generation and positions (or games) of its metadata.
+    pub fn provenance(&self) -> String {
+        let origin = if self.embedded {
+            "embedded".to_string()
+        } else {
+            format!("file '{}'", self.path.display())
+        };
+        let mut facts = Vec::new();
+        if let Some(g) = self.meta.get("generation") {
+            facts.push(format!("generation {g}"));
+        }
+        if let Some(p) = self.meta.get("positions") {
+            facts.push(format!("{p} positions"));
+        }
+        if facts.is_empty()
+            && let Some(a) = self.meta.get("validation_accuracy")
+        {
+            facts.push(format!("validation accuracy {a}"));
+        }
+        if facts.is_empty() {
+            origin
+        } else {
+            format!("{origin} ({})", facts.join(", "))
+        }
     }
 }

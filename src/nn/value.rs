@@ -89,12 +89,7 @@ impl ValueNet {
             out_w,
             out_b,
             simd: *SIMD,
-            description: format!(
-                "learned (768->{hidden})x2->1 from '{}' (positions: {}; generation: {})",
-                f.path.display(),
-                f.meta_or("positions"),
-                f.meta_or("generation")
-            ),
+            description: format!("learned (768->{hidden})x2->1, {}", f.provenance()),
         })
     }
 

@@ -44,6 +44,9 @@ pub struct Engine {
     learner: Learner,
     /// (key of the searched position, best move) of the last search.
     last_best: Arc<Mutex<LastMove>>,
+    /// Whether the evaluator in use and its net were named since the engine started or the
+    /// evaluator last changed (an `info string` at the first `go`, as Stockfish names its net).
+    announced: bool,
 }
 
 impl Default for Engine {
@@ -65,6 +68,7 @@ impl Engine {
             debug: false,
             learner: Learner::default(),
             last_best: Arc::new(Mutex::new(None)),
+            announced: false,
         }
     }
 
@@ -142,16 +146,22 @@ impl Engine {
                 return true;
             }
             "d" => {
+                let net = self
+                    .options
+                    .evaluator
+                    .description()
+                    .map_or(String::new(), |d| format!("Net: {d}\n"));
                 send_multiline(&format!(
-                    "{}Fen: {}\nKey: {:016X}\nEvaluator: {}",
+                    "{}Fen: {}\nKey: {:016X}\n{net}Evaluator: {}",
                     diagram(&self.game.pos),
                     fen_of(&self.game.pos),
                     hash_of(&self.game.pos),
-                    self.options.evaluator.name()
+                    self.options.evaluator_kind
                 ));
                 return true;
             }
             "eval" => {
+                info_string(&format!("in use: {}", self.options.evaluator_line()));
                 send_multiline(&eval_report(&self.game.pos, &self.options.eval_context()));
                 return true;
             }
@@ -288,6 +298,9 @@ impl Engine {
             // The game followed is learned into the store it started with.
             self.learner.finish(&self.options, self.last_move());
         }
+        if lname == "evaluator" || lname == "evalfile" {
+            self.announced = false;
+        }
         let applied = self.options.set(name, value)?;
         for e in &applied.errors {
             info_string(&format!("error: {e}"));
@@ -331,6 +344,10 @@ impl Engine {
         }
         if let Some(h) = self.search.take() {
             let _ = h.join();
+        }
+        if !self.announced {
+            info_string(&self.options.evaluator_line());
+            self.announced = true;
         }
         let memory = self.learner.memory(&self.options);
         let root_bias = root_bias(&self.options, &self.game.pos, memory.as_deref());

@@ -60,9 +60,12 @@ pub enum Error {
         source: crate::eval::Error,
         current: String,
     },
-    /// The experience evaluator's store could not be read: back to pst.
-    #[error("{source}; Evaluator is pst")]
-    EvaluatorReset { source: crate::eval::Error },
+    /// The experience evaluator's store could not be read: back to the default evaluator.
+    #[error("{source}; Evaluator is {now}")]
+    EvaluatorReset {
+        source: crate::eval::Error,
+        now: String,
+    },
     #[error(transparent)]
     Evaluator(#[from] crate::eval::Error),
 }

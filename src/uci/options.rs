@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::Error;
 use crate::chess::syzygy::{MAX_PIECES, Tablebases};
-use crate::eval::{self, Evaluator};
+use crate::eval::{self, EvalKind, Evaluator};
+use crate::experience::location;
 use crate::experience::memory::QParams;
-use crate::experience::store::DEFAULT_FILE;
 use crate::search::SyzygySettings;
 use crate::search::params::{SPECS, Tunables};
 use crate::search::skill::{self, Skill};
@@ -17,8 +17,9 @@ use crate::search::skill::{self, Skill};
 pub const HASH_MAX_MB: i64 = 32768;
 pub const THREADS_MAX: i64 = 256;
 pub const MULTIPV_MAX: i64 = 256;
-/// The `EvalFile` value that means `nets/<evaluator>.safetensors`.
-pub const EVAL_FILE_AUTO: &str = "auto";
+/// The `EvalFile` value that means the net embedded in the binary, and the `ExperienceFile`
+/// value that means the store in Deep Red's data folder.
+pub const AUTO: &str = "auto";
 
 /// Values of the UCI options.
 #[derive(Clone, Debug)]
@@ -30,10 +31,11 @@ pub struct Options {
     pub move_overhead: u64,
     pub chess960: bool,
     pub evaluator: Evaluator,
-    /// Name of the evaluator chosen (kept to reload it when its data changes).
-    pub evaluator_name: String,
+    /// The evaluator chosen (kept to reload it when its data changes).
+    pub evaluator_kind: EvalKind,
     /// The experience evaluator when it is the one chosen (learned games are added to it).
     pub experience_eval: Option<Arc<eval::experience::ExperienceEval>>,
+    /// `ExperienceFile`: the store (`auto`: [`location::default_store`]).
     pub experience_file: PathBuf,
     pub learning: bool,
     pub experience_book: bool,
@@ -47,10 +49,10 @@ pub struct Options {
     /// `LearningRate`, `LearningDiscount` (percent) and `LearningReward` (cp): the constants of
     /// the Q-learning step that carries a game's result back through its positions.
     pub q: QParams,
-    /// `EvalFile`: the net of the neural evaluator; `None` for `nets/<evaluator>.safetensors`.
+    /// `EvalFile`: the net of the neural evaluator; `None` for the net embedded in the binary.
     pub eval_file: Option<PathBuf>,
     /// A neural evaluator asked for whose net could not be loaded: setting `EvalFile` retries it.
-    pub pending_net: Option<String>,
+    pub pending_net: Option<EvalKind>,
     /// The search's tunable parameters (one `spin` option each, named as in [`SPECS`]).
     pub tunables: Arc<Tunables>,
     /// `UCI_ShowWDL`: win/draw/loss per mille on info lines.
@@ -70,6 +72,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
+        let evaluator = eval::default_evaluator();
         Options {
             hash_mb: 16,
             threads: 1,
@@ -77,10 +80,10 @@ impl Default for Options {
             ponder: false,
             move_overhead: 20,
             chess960: false,
-            evaluator: eval::default_evaluator(),
-            evaluator_name: "pst".to_string(),
+            evaluator_kind: EvalKind::parse(evaluator.name()).unwrap_or(EvalKind::Pst),
+            evaluator,
             experience_eval: None,
-            experience_file: DEFAULT_FILE.into(),
+            experience_file: location::default_store(),
             learning: false,
             experience_book: false,
             experience_min_games: 10,
@@ -202,62 +205,41 @@ impl Options {
                 let v = value.ok_or_else(|| Error::NeedsValue {
                     name: "Evaluator".to_string(),
                 })?;
-                let name = v.trim().to_ascii_lowercase();
-                if name == "experience" {
-                    self.pending_net = None;
-                    self.evaluator_name = name;
-                    self.reload_data_evaluator(&mut applied)?;
-                } else if eval::uses_net(&name) {
-                    match eval::by_name_with(&name, &self.eval_context()) {
-                        Ok(e) => {
-                            let file = self.eval_file.clone();
-                            self.use_net_evaluator(e, &name, file, &mut applied);
-                        }
-                        Err(source) => {
-                            self.pending_net = Some(name);
-                            return Err(Error::EvaluatorKept {
-                                source,
-                                current: self.evaluator_name.clone(),
-                            });
-                        }
-                    }
-                } else {
-                    self.evaluator = eval::by_name_with(v.trim(), &self.eval_context())?;
-                    self.evaluator_name = name;
-                    self.experience_eval = None;
-                    self.pending_net = None;
-                }
+                let kind = EvalKind::parse(v).map_err(Error::from)?;
+                self.set_evaluator(kind, &mut applied)?;
                 // Scores of different evaluators do not mix in the hash table.
                 applied.hash = HashChange::Clear;
             }
             "evalfile" => {
                 let v = value.map(str::trim).unwrap_or("");
-                let file =
-                    if v.is_empty() || v.eq_ignore_ascii_case(EVAL_FILE_AUTO) || v == "<empty>" {
-                        None
-                    } else {
-                        Some(PathBuf::from(v))
-                    };
+                let file = if v.is_empty() || v.eq_ignore_ascii_case(AUTO) || v == "<empty>" {
+                    None
+                } else {
+                    Some(PathBuf::from(v))
+                };
                 // The neural evaluator asked for last: one whose net was missing, else the
                 // current one.
-                let target = self.pending_net.clone().or_else(|| {
-                    eval::uses_net(&self.evaluator_name).then(|| self.evaluator_name.clone())
+                let target = self.pending_net.or_else(|| {
+                    self.evaluator_kind
+                        .net()
+                        .is_some()
+                        .then_some(self.evaluator_kind)
                 });
                 match target {
                     // Used when a neural evaluator is chosen.
                     None => self.eval_file = file,
-                    Some(name) => {
+                    Some(kind) => {
                         let mut ctx = self.eval_context();
                         ctx.eval_file = file.clone();
-                        match eval::by_name_with(&name, &ctx) {
+                        match eval::build(kind, &ctx) {
                             Ok(e) => {
                                 applied.hash = HashChange::Clear;
-                                self.use_net_evaluator(e, &name, file, &mut applied);
+                                self.use_net_evaluator(e, kind, file, &mut applied);
                             }
                             Err(source) => {
                                 return Err(Error::EvalFileKept {
                                     source,
-                                    current: self.evaluator_name.clone(),
+                                    current: self.evaluator_kind.to_string(),
                                 });
                             }
                         }
@@ -269,10 +251,27 @@ impl Options {
                     .map(str::trim)
                     .filter(|v| !v.is_empty())
                     .ok_or(Error::NeedsFileName)?;
-                self.experience_file = v.into();
+                self.experience_file = if v.eq_ignore_ascii_case(AUTO) {
+                    location::default_store()
+                } else {
+                    v.into()
+                };
+                if self.learning && self.evaluator_kind != EvalKind::Experience {
+                    applied
+                        .notes
+                        .push(crate::experience::store::describe(&self.experience_file));
+                }
                 self.reload_data_evaluator(&mut applied)?;
             }
-            "learning" => self.learning = check()?,
+            "learning" => {
+                self.learning = check()?;
+                if self.learning {
+                    applied.notes.push(format!(
+                        "Learning into the {}",
+                        crate::experience::store::describe(&self.experience_file)
+                    ));
+                }
+            }
             "experiencemargin" => self.experience_margin = spin(0, 1000)? as i32,
             "experiencepenalty" => self.experience_penalty = spin(0, 1000)? as i32,
             "learningrate" => self.q.rate = spin(0, 100)? as f64 / 100.0,
@@ -331,18 +330,53 @@ impl Options {
         });
     }
 
+    /// `Evaluator`: switches to `kind`. A neural evaluator whose net cannot be loaded is kept
+    /// pending (setting `EvalFile` retries it) and the current evaluator stays.
+    fn set_evaluator(&mut self, kind: EvalKind, applied: &mut Applied) -> Result<(), Error> {
+        match kind {
+            EvalKind::Experience => {
+                self.pending_net = None;
+                self.evaluator_kind = kind;
+                self.reload_data_evaluator(applied)
+            }
+            EvalKind::Pst => {
+                self.evaluator = eval::pst_evaluator();
+                self.evaluator_kind = kind;
+                self.experience_eval = None;
+                self.pending_net = None;
+                Ok(())
+            }
+            EvalKind::Learned | EvalKind::DeepPink | EvalKind::DeepChess => {
+                match eval::build(kind, &self.eval_context()) {
+                    Ok(e) => {
+                        let file = self.eval_file.clone();
+                        self.use_net_evaluator(e, kind, file, applied);
+                        Ok(())
+                    }
+                    Err(source) => {
+                        self.pending_net = Some(kind);
+                        Err(Error::EvaluatorKept {
+                            source,
+                            current: self.evaluator_kind.to_string(),
+                        })
+                    }
+                }
+            }
+        }
+    }
+
     fn use_net_evaluator(
         &mut self,
         e: Evaluator,
-        name: &str,
+        kind: EvalKind,
         file: Option<PathBuf>,
         applied: &mut Applied,
     ) {
         if let Some(d) = e.description() {
-            applied.notes.push(format!("Evaluator {name}: {d}"));
+            applied.notes.push(format!("Evaluator {kind}: {d}"));
         }
         self.evaluator = e;
-        self.evaluator_name = name.to_string();
+        self.evaluator_kind = kind;
         self.eval_file = file;
         self.experience_eval = None;
         self.pending_net = None;
@@ -350,26 +384,39 @@ impl Options {
 
     /// Reloads an evaluator that reads the experience store after its options changed.
     fn reload_data_evaluator(&mut self, applied: &mut Applied) -> Result<(), Error> {
-        if self.evaluator_name == "experience" {
+        if self.evaluator_kind == EvalKind::Experience {
             let e = match eval::experience_evaluator(&self.eval_context()) {
                 Ok(e) => e,
                 Err(source) => {
-                    // Keep a working evaluator: back to pst.
+                    // Keep a working evaluator: back to the default.
                     self.evaluator = eval::default_evaluator();
-                    self.evaluator_name = "pst".to_string();
+                    self.evaluator_kind =
+                        EvalKind::parse(self.evaluator.name()).unwrap_or(EvalKind::Pst);
                     self.experience_eval = None;
-                    return Err(Error::EvaluatorReset { source });
+                    return Err(Error::EvaluatorReset {
+                        source,
+                        now: self.evaluator_kind.to_string(),
+                    });
                 }
             };
             applied.notes.push(format!(
-                "experience evaluator: {} known positions from '{}'",
+                "experience evaluator: {} known positions from the {}",
                 e.positions(),
-                crate::experience::store::shown(&self.experience_file)
+                crate::experience::store::describe(&self.experience_file)
             ));
             self.evaluator = Evaluator::Scalar(e.clone());
             self.experience_eval = Some(e);
         }
         Ok(())
+    }
+
+    /// The line that names the evaluator in use and its net (`info string` at the first `go`,
+    /// `d`, `eval`).
+    pub fn evaluator_line(&self) -> String {
+        match self.evaluator.description() {
+            Some(d) => format!("Evaluator {}: {d}", self.evaluator_kind),
+            None => format!("Evaluator {}", self.evaluator_kind),
+        }
     }
 }
 
@@ -418,10 +465,7 @@ pub fn option_lines() -> Vec<String> {
             d.skill_level,
             skill::MAX_LEVEL as i64
         ),
-        format!(
-            "option name ExperienceFile type string default {}",
-            d.experience_file.display()
-        ),
+        format!("option name ExperienceFile type string default {AUTO}"),
         "option name Learning type check default false".to_string(),
         "option name ExperienceBook type check default false".to_string(),
         format!(
@@ -448,7 +492,7 @@ pub fn option_lines() -> Vec<String> {
             "option name LearningReward type spin default {} min 0 max 10000",
             d.q.reward
         ),
-        format!("option name EvalFile type string default {EVAL_FILE_AUTO}"),
+        format!("option name EvalFile type string default {AUTO}"),
         format!(
             "option name SyzygyPath type string default {}",
             d.syzygy_path
@@ -467,8 +511,8 @@ pub fn option_lines() -> Vec<String> {
         ),
         format!(
             "option name Evaluator type combo default {} {}",
-            d.evaluator.name(),
-            eval::EVALUATOR_NAMES
+            d.evaluator_kind,
+            EvalKind::ALL
                 .iter()
                 .map(|n| format!("var {n}"))
                 .collect::<Vec<_>>()

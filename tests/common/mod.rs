@@ -21,7 +21,7 @@ impl Uci {
     }
 
     pub fn start_with(args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_deepred"))
+        let mut child = command()
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -133,12 +133,22 @@ impl Drop for Uci {
 
 pub const SECS: fn(u64) -> Duration = Duration::from_secs;
 
+/// The test process's own Deep Red data folder (`DEEPRED_HOME`): a store or net the engine
+/// keeps by default goes there, never into the user's data folder.
+pub fn test_home() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("deepred-test-home-{}", std::process::id()))
+}
+
+/// `deepred` as the tests run it: the built binary, with [`test_home`] as its data folder.
+pub fn command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_deepred"));
+    c.env("DEEPRED_HOME", test_home());
+    c
+}
+
 /// Runs `deepred ARGS` to the end: (exit status success, stdout, stderr).
 pub fn deepred(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_deepred"))
-        .args(args)
-        .output()
-        .expect("run deepred");
+    let out = command().args(args).output().expect("run deepred");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

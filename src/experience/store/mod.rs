@@ -25,7 +25,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use shakmaty::Color;
 
-use super::Error;
+use super::{Error, location};
 
 /// The SQLite connection of `$store`, or (returned from the calling function) the PostgreSQL
 /// backend's answer `$call` to the same question.
@@ -55,7 +55,6 @@ use tx::{SqliteTx, Tx};
 
 pub const APPLICATION: &str = "deepred-experience";
 pub const SCHEMA_VERSION: i64 = 4;
-pub const DEFAULT_FILE: &str = "deepred-experience.sqlite";
 
 /// Summary for `deepred experience stats`.
 #[derive(Clone, Debug)]
@@ -114,6 +113,22 @@ pub fn shown(location: &Path) -> String {
     } else {
         location.display().to_string()
     }
+}
+
+/// One line for people about the store `path`: where it is, and how to move a store found in
+/// the old default place.
+pub fn describe(path: &Path) -> String {
+    let shown = shown(path);
+    if path == Path::new(location::LEGACY_STORE)
+        && let Some(dir) = location::data_dir()
+    {
+        return format!(
+            "experience store '{shown}' (the old default place, the working directory; to use it from every folder, move it: mv {} '{}')",
+            location::LEGACY_STORE,
+            dir.join(location::STORE_NAME).display()
+        );
+    }
+    format!("experience store '{shown}'")
 }
 
 /// Whether `location` names a PostgreSQL server (`postgresql://...` or `postgres://...`)
@@ -204,6 +219,7 @@ impl Store {
         if is_server_url(path) {
             return postgres::PgStore::open(path, false);
         }
+        location::prepare(path)?;
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
