@@ -11,6 +11,7 @@ use cli::{Cli, Cmd};
 use cmd::{engine, experience, games, nets, tools};
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     match Cli::parse().command {
         None | Some(Cmd::Uci) => engine::uci(),
         Some(Cmd::Bench(a)) => engine::bench(a),
@@ -31,4 +32,25 @@ fn main() -> ExitCode {
         Some(Cmd::WdlFit(a)) => tools::wdl_fit(a),
         Some(Cmd::CurvePlot(a)) => tools::curve_plot(a),
     }
+}
+
+/// `deepred <subcommand> | head -1`: Rust ignores SIGPIPE, so a closed stdout makes the next
+/// `println!` panic with "failed printing to stdout: Broken pipe". Such a reader wants no more
+/// output: exit quietly instead. (SIGPIPE itself stays ignored: `match` writes to child engines,
+/// and one that dies must be a reported forfeit, not the death of the match.) Every other
+/// panic is reported as usual. UCI output never gets here: it ignores a closed stdout.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }

@@ -102,3 +102,52 @@ fn sts_scores_a_small_suite() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `deepred <subcommand> | head -1`: the reader closes the pipe after a line, and the command
+/// stops without a panic or a message.
+#[test]
+fn every_subcommand_exits_quietly_on_a_closed_pipe() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let db = std::env::temp_dir().join(format!("deepred-pipe-{}.sqlite", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let pgn = common::data("pgn/games/Nakamura_first500.pgn");
+    assert!(
+        deepred(&[
+            "import",
+            "--db",
+            db.to_str().unwrap(),
+            pgn.to_str().unwrap()
+        ])
+        .0
+    );
+    let db = db.to_str().unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["bench", "6"],
+        vec!["perft", "5", "--divide"],
+        vec!["spsa"],
+        vec!["eval"],
+        vec!["--help"],
+        vec!["experience", "stats", "--db", db],
+        vec!["experience", "show", "--db", db],
+    ];
+    for args in cases {
+        let mut child = common::command()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        // The reader is gone: the pipe is closed.
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!first.is_empty(), "{args:?}: no output");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("Broken pipe"), "{args:?}: {err}");
+        assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
+    }
+}

@@ -441,7 +441,8 @@ mod x86 {
         vals: &[f32],
         out: *mut f32,
     ) {
-        // SAFETY (all arms): the caller guarantees the features and the bounds.
+        // SAFETY: every arm is `block_n` with `N * 8 == width` (`Dense` widths are whole
+        // multiples of 8 up to 96); the caller guarantees the features and the bounds.
         unsafe {
             match width / 8 {
                 12 => block_n::<12>(w, width, bias, idx, vals, out),
@@ -471,6 +472,10 @@ mod x86 {
         out: *mut f32,
     ) {
         debug_assert!(width == N * 8 && idx.len() == vals.len());
+        // SAFETY: the caller (`block`, from `Dense::forward`) guarantees the CPU features, a
+        // 32-byte aligned `bias` and `out` of `width` floats, and rows of `width` binary16
+        // weights at 16-byte aligned offsets for every index in `idx` (each below the layer's
+        // inputs); `vals` is as long as `idx`.
         unsafe {
             let mut acc = [_mm256_setzero_ps(); N];
             for (j, a) in acc.iter_mut().enumerate() {
@@ -499,6 +504,9 @@ mod x86 {
         let table = &*super::COMPRESS;
         let groups = x.len() / 8;
         let mut n = 0;
+        // SAFETY: the caller guarantees AVX2; loads read whole groups of 8 within `x`
+        // (`8 * g + 8 <= x.len()`); stores write 8 lanes at `n <= 8 * g`, within `idx` and
+        // `vals`, which are at least as long as `x`.
         unsafe {
             let zero = _mm256_setzero_ps();
             let eight = _mm256_set1_epi32(8);
@@ -535,6 +543,9 @@ mod x86 {
         sub: &[u16],
         dst: &mut [f32],
     ) {
+        // SAFETY: the caller guarantees AVX2, `n` a multiple of 8, 32-byte aligned `src`,
+        // `dst` and rows of `n` floats (the `Aligned` buffers), and every feature index in
+        // `add` and `sub` below the number of rows; every load and store stays within `n`.
         unsafe {
             let rp = rows.as_ptr();
             let mut j = 0;
