@@ -1,0 +1,329 @@
+//! A search thread: iterative deepening with aspiration windows and MultiPV ([`Worker::iterate`]),
+//! the principal variation search in numbered steps ([`negamax`]) and the quiescence search
+//! ([`qsearch`]).
+
+mod negamax;
+mod qsearch;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use shakmaty::{Chess, Move, Position};
+
+use super::control::Control;
+use super::ordering::{History, OrderKeys};
+use super::params::Tunables;
+use super::pv::PvTable;
+use super::time::TimeBudget;
+use super::tt::{Bound, TranspositionTable};
+use super::types::{Event, Line, SearchParams, SearchResult, Shared};
+use crate::chess::rules::is_rule_draw;
+use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, TB_WIN_BOUND};
+use crate::chess::syzygy::{Tablebases, Wdl, score_of, under_rule50};
+use crate::chess::zobrist::hash_of;
+use crate::eval::ScalarEvaluator;
+use crate::eval::memory::SearchMemory;
+
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    static_eval: i32,
+    killers: [u16; 2],
+    /// Piece index and target square of the move played from this ply (for counter moves).
+    moved: Option<(usize, usize)>,
+    null: bool,
+}
+
+/// How a search thread probes the tablebases.
+#[derive(Clone, Copy, Default)]
+pub(super) struct TbProbe<'a> {
+    pub tables: Option<&'a Tablebases>,
+    /// Most pieces of a probed position; 0: no probes (the one test a node without tables
+    /// pays).
+    pub cardinality: usize,
+    /// Least depth of a probe at `cardinality` pieces (fewer pieces: any depth).
+    pub probe_depth: i32,
+    pub rule50: bool,
+}
+
+pub(super) struct Worker<'a> {
+    /// 0 for the main thread, which reports and decides when to stop.
+    id: usize,
+    control: Control<'a>,
+    tt: &'a TranspositionTable,
+    eval: &'a dyn ScalarEvaluator,
+    /// The tunable parameters this search runs with.
+    t: Tunables,
+    seldepth: usize,
+    frames: Vec<Frame>,
+    history: History,
+    pv: PvTable,
+    /// Move-ordering keys per ply (kept here so that nodes do not copy 2 KB arrays around).
+    order: Vec<OrderKeys>,
+    keys: Vec<u64>,
+    root_excluded: Vec<Move>,
+    pub root_allowed: Vec<Move>,
+    /// A net evaluator's accumulators by ply (`Evaluator=deeppink` or `learned`).
+    inc: Option<Box<dyn crate::eval::Incremental + 'a>>,
+    pub tb: TbProbe<'a>,
+    /// The tablebase score of each root move when the root is in the tables: reported in
+    /// place of the search's own score (unless that is a mate).
+    pub root_tb: Vec<(Move, i32)>,
+    /// The search memory (see [`SearchParams::memory`]).
+    memory: Option<&'a SearchMemory>,
+    /// The root moves' biases (see [`SearchParams::root_bias`]).
+    root_bias: &'a [(Move, i32)],
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        id: usize,
+        shared: &'a Shared,
+        helpers_stop: &'a AtomicBool,
+        tt: &'a TranspositionTable,
+        eval: &'a dyn ScalarEvaluator,
+        params: &'a SearchParams,
+        budget: Option<TimeBudget>,
+    ) -> Self {
+        let t = &*params.tunables;
+        let own = t.clone();
+        Worker {
+            id,
+            control: Control::new(
+                shared,
+                Some(helpers_stop),
+                &params.limits,
+                budget,
+                id == 0,
+                t.node_flush as u64,
+            ),
+            tt,
+            eval,
+            t: own,
+            seldepth: 0,
+            frames: vec![Frame::default(); MAX_PLY + 4],
+            history: History::new(),
+            pv: PvTable::new(),
+            order: vec![[0; 256]; MAX_PLY + 4],
+            keys: params.history.clone(),
+            root_excluded: Vec::new(),
+            root_allowed: Vec::new(),
+            inc: eval.incremental(MAX_PLY + 4),
+            tb: TbProbe::default(),
+            root_tb: Vec::new(),
+            memory: params.memory.as_deref(),
+            root_bias: &params.root_bias,
+        }
+    }
+
+    /// The WDL probe of a node inside the search: right after a capture or pawn move (the
+    /// tables' results hold for a zeroed halfmove clock), with few enough pieces, no castling
+    /// rights, and at the largest piece count probed only from `probe_depth` on. The score (see
+    /// [`score_of`]) and its bound: a win is a lower bound (a mate may be better), a loss an
+    /// upper bound, a draw exact.
+    fn probe_wdl(&mut self, pos: &Chess, depth: i32, ply: usize) -> Option<(i32, Bound)> {
+        let tables = self.tb.tables?;
+        let pieces = pos.board().occupied().count();
+        if pieces > self.tb.cardinality
+            || (pieces == self.tb.cardinality && depth < self.tb.probe_depth)
+            || pos.halfmoves() != 0
+            || !pos.castles().is_empty()
+        {
+            return None;
+        }
+        let wdl = match tables.probe_wdl(pos) {
+            Ok(Some(w)) => under_rule50(w, self.tb.rule50),
+            Ok(None) => return None,
+            Err(e) => {
+                self.control.note_tb_error(e);
+                return None;
+            }
+        };
+        self.control.count_tbhit();
+        let bound = match wdl {
+            Wdl::Win => Bound::Lower,
+            Wdl::Loss => Bound::Upper,
+            _ => Bound::Exact,
+        };
+        Some((score_of(wdl, ply), bound))
+    }
+
+    /// The score to report for a root line: its first move's tablebase score when the root is
+    /// in the tables and the search found no mate.
+    fn reported(&self, score: i32, pv: &[Move]) -> i32 {
+        let score = score - pv.first().map_or(0, |m| self.bias(m));
+        match pv.first() {
+            Some(m) if score.abs() < MATE_BOUND => self
+                .root_tb
+                .iter()
+                .find(|(mv, _)| mv == m)
+                .map_or(score, |&(_, s)| s),
+            _ => score,
+        }
+    }
+
+    /// The bias of root move `m` (see [`SearchParams::root_bias`]).
+    fn bias(&self, m: &Move) -> i32 {
+        self.root_bias
+            .iter()
+            .find(|(mv, _)| mv == m)
+            .map_or(0, |&(_, b)| b)
+    }
+
+    /// Static evaluation of `pos` (the position at `ply`) for the side to move.
+    fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
+        match &self.inc {
+            Some(acc) => acc.evaluate_cp(ply, pos.turn()),
+            None => self.eval.evaluate(pos, hash),
+        }
+        .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+
+    /// Draw by the fifty-move rule, repetition or insufficient material.
+    fn is_draw(&self, pos: &Chess) -> bool {
+        is_rule_draw(pos, &self.keys)
+    }
+
+    /// Iterative deepening on this thread. The main thread (id 0) reports and decides when to stop.
+    pub fn iterate(&mut self, params: &SearchParams, root_moves: &[Move]) -> SearchResult {
+        let root = &params.root;
+        let root_hash = hash_of(root);
+        self.keys.push(root_hash);
+        if let Some(acc) = &mut self.inc {
+            acc.refresh(0, root);
+        }
+        let multipv = if self.id == 0 {
+            params.multipv.clamp(1, root_moves.len().max(1))
+        } else {
+            1
+        };
+        let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 4, |d| {
+            (d as i32).clamp(1, MAX_PLY as i32 - 4)
+        });
+        let mut result = SearchResult {
+            best: root_moves.first().copied(),
+            ponder: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            tbhits: 0,
+            lines: Vec::new(),
+        };
+        let mut prev_scores = vec![0i32; multipv];
+        let start = Instant::now();
+        let mut reported_nodes = 0;
+        let mut depth = 1;
+        while depth <= max_depth {
+            // Helper threads skip around to desynchronise (Lazy SMP).
+            let mut lines: Vec<Line> = Vec::with_capacity(multipv);
+            self.root_excluded.clear();
+            #[allow(clippy::needless_range_loop)]
+            for pv_idx in 0..multipv {
+                self.seldepth = 0;
+                let mut delta = self.t.aspiration_delta;
+                let (mut alpha, mut beta) = if depth >= self.t.aspiration_min_depth {
+                    (
+                        (prev_scores[pv_idx] - delta).max(-INF),
+                        (prev_scores[pv_idx] + delta).min(INF),
+                    )
+                } else {
+                    (-INF, INF)
+                };
+                let score = loop {
+                    let s = self.negamax(root, root_hash, depth, 0, alpha, beta, false);
+                    if self.control.stopped {
+                        break s;
+                    }
+                    if s <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (s - delta).max(-INF);
+                    } else if s >= beta {
+                        beta = (s + delta).min(INF);
+                    } else {
+                        break s;
+                    }
+                    delta += delta / self.t.aspiration_growth_div;
+                    if delta > self.t.aspiration_max_delta {
+                        alpha = -INF;
+                        beta = INF;
+                    }
+                };
+                if self.control.stopped && depth > 1 {
+                    break;
+                }
+                let pv = self.pv.line(0).to_vec();
+                let Some(&first) = pv.first() else { break };
+                prev_scores[pv_idx] = score;
+                self.root_excluded.push(first);
+                let score = self.reported(score, &pv);
+                lines.push(Line { score, pv });
+                if self.id == 0 && params.reporter.is_some() {
+                    self.control.flush_and_check();
+                    let line = lines.last().expect("just pushed");
+                    reported_nodes = self.report_line(params, depth, pv_idx, line, start);
+                }
+            }
+            self.root_excluded.clear();
+            if lines.len() == multipv || (depth == 1 && !lines.is_empty()) {
+                let best = &lines[0];
+                result.best = best.pv.first().copied();
+                result.ponder = best.pv.get(1).copied();
+                result.score = best.score;
+                result.depth = depth as u32;
+                result.lines = lines;
+            }
+            if self.control.stopped {
+                break;
+            }
+            if self.id == 0 {
+                if let Some(m) = params.limits.mate
+                    && result.score >= MATE - 2 * m as i32
+                {
+                    break;
+                }
+                if self.control.soft_time_up() {
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        self.control.flush();
+        // A search cut inside an iteration tells its lines again with the nodes and time it
+        // really spent, as the last word before `bestmove` (a GUI shows the final count).
+        if self.id == 0 && params.reporter.is_some() && self.control.total_nodes() > reported_nodes
+        {
+            for (pv_idx, line) in result.lines.iter().enumerate() {
+                self.seldepth = self.seldepth.max(line.pv.len());
+                self.report_line(params, result.depth as i32, pv_idx, line, start);
+            }
+        }
+        result
+    }
+
+    /// Reports one root line of iteration `depth` (main thread); returns the nodes it told.
+    fn report_line(
+        &self,
+        params: &SearchParams,
+        depth: i32,
+        pv_idx: usize,
+        line: &Line,
+        start: Instant,
+    ) -> u64 {
+        let time_ms = start.elapsed().as_millis() as u64;
+        let nodes = self.control.total_nodes();
+        if let Some(report) = &params.reporter {
+            report(&Event::Line {
+                depth: depth as u32,
+                seldepth: self.seldepth,
+                multipv: Some(pv_idx + 1),
+                score: line.score,
+                nodes,
+                nps: nodes * 1000 / time_ms.max(1),
+                hashfull: Some(self.tt.hashfull()),
+                tbhits: params.tablebases.is_some().then(|| self.control.tbhits()),
+                time_ms,
+                pv: &line.pv,
+            });
+        }
+        nodes
+    }
+}

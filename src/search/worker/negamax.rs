@@ -1,0 +1,580 @@
+//! The principal variation search, in numbered steps as Stockfish's `search.cpp` reads: each
+//! step is a function of the worker over the node's shared state ([`Node`]).
+//!
+//! 1. Node entry: check extension, quiescence at the horizon, draws, mate distance pruning.
+//! 2. Transposition table cutoff, then the search memory.
+//! 3. Tablebases.
+//! 4. Static evaluation.
+//! 5. Reverse futility pruning.
+//! 6. Null-move pruning.
+//! 7. Internal iterative reduction.
+//! 8. The moves, in order: shallow-depth pruning (8a), late move reductions and the
+//!    principal variation search (8b), the best move so far and history rewards (8c).
+//! 9. The result into the transposition table.
+
+use shakmaty::{Chess, Move, Position};
+
+use super::Worker;
+use crate::chess::notation::encode_move;
+use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
+use crate::chess::zobrist::{hash_of, play};
+use crate::chess::{movegen, see};
+use crate::search::ordering::{Quiets, pick, piece_index};
+use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
+
+/// What the steps of one node share.
+struct Node<'p> {
+    pos: &'p Chess,
+    hash: u64,
+    depth: i32,
+    ply: usize,
+    alpha: i32,
+    beta: i32,
+    cut_node: bool,
+    pv_node: bool,
+    root: bool,
+    in_check: bool,
+    tt_entry: Option<TtEntry>,
+    /// The hash move (or the search memory's), 0 if none.
+    tt_move: u16,
+    static_eval: i32,
+    improving: bool,
+    /// At PV nodes, the bounds a tablebase win or loss puts on the score.
+    tb_floor: i32,
+    tb_cap: i32,
+}
+
+/// What the move loop (step 8) keeps between moves.
+struct Moves {
+    best_score: i32,
+    best_move: Option<Move>,
+    searched: usize,
+    quiets: Quiets,
+    lmp_limit: usize,
+}
+
+/// One move of the loop: what its pruning and reduction look at.
+#[derive(Clone, Copy)]
+struct Candidate {
+    m: Move,
+    quiet: bool,
+    gives_check: bool,
+    /// The move's ordering key (hash move, captures, killers, counter move, history).
+    order: i32,
+}
+
+impl Worker<'_> {
+    /// The score of `pos` (Zobrist key `hash`, `ply` plies from the root) searched `depth`
+    /// plies deep within (`alpha`, `beta`); `cut_node`: expected to fail high.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn negamax(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        cut_node: bool,
+    ) -> i32 {
+        let mut n = Node {
+            pos,
+            hash,
+            depth,
+            ply,
+            alpha,
+            beta,
+            cut_node,
+            pv_node: beta - alpha > 1,
+            root: ply == 0,
+            in_check: false,
+            tt_entry: None,
+            tt_move: 0,
+            static_eval: -INF,
+            improving: false,
+            tb_floor: -INF,
+            tb_cap: INF,
+        };
+        // Step 1.
+        if let Some(score) = self.enter(&mut n) {
+            return score;
+        }
+        // Step 2.
+        if let Some(score) = self.probe_tt_and_memory(&mut n) {
+            return score;
+        }
+        // Step 3.
+        if let Some(score) = self.probe_tablebases(&mut n) {
+            return score;
+        }
+        // Step 4.
+        self.static_evaluation(&mut n);
+        if !n.pv_node && !n.in_check {
+            // Step 5.
+            if let Some(score) = self.reverse_futility(&n) {
+                return score;
+            }
+            // Step 6.
+            if let Some(score) = self.null_move(&n) {
+                return score;
+            }
+        }
+        self.frames[ply].null = false;
+        // Step 7. Internal iterative reduction: without a hash move this node is probably not
+        // important.
+        if n.tt_move == 0 && n.depth >= self.t.iir_min_depth && (n.pv_node || n.cut_node) {
+            n.depth -= 1;
+        }
+        // Steps 8 and 9.
+        self.search_moves(&mut n)
+    }
+
+    /// Step 1. Node entry: the check extension; quiescence at the horizon; the stop; draws,
+    /// the deepest ply and mate distance pruning away from the root.
+    fn enter(&mut self, n: &mut Node) -> Option<i32> {
+        self.pv.clear(n.ply);
+        n.in_check = n.pos.is_check();
+        if n.in_check {
+            n.depth += 1; // check extension
+        }
+        if n.depth <= 0 {
+            return Some(self.qsearch(n.pos, n.hash, n.ply, n.alpha, n.beta));
+        }
+        self.control.count_node();
+        if self.control.stopped {
+            return Some(0);
+        }
+        if n.ply > self.seldepth {
+            self.seldepth = n.ply;
+        }
+        if !n.root {
+            if self.is_draw(n.pos) {
+                return Some(0);
+            }
+            if n.ply >= MAX_PLY - 1 {
+                return Some(if n.in_check {
+                    0
+                } else {
+                    self.evaluate(n.pos, n.hash, n.ply)
+                });
+            }
+            // Mate distance pruning.
+            n.alpha = n.alpha.max(-MATE + n.ply as i32);
+            n.beta = n.beta.min(MATE - n.ply as i32 - 1);
+            if n.alpha >= n.beta {
+                return Some(n.alpha);
+            }
+        }
+        None
+    }
+
+    /// Step 2. A deep enough hash entry ends a non-PV node. Then the search memory: knowledge
+    /// at least as deep as this node's search ends it (in PV nodes too: what earlier games
+    /// learned must reach the root), else its move goes first.
+    fn probe_tt_and_memory(&mut self, n: &mut Node) -> Option<i32> {
+        n.tt_entry = self.tt.probe(n.hash);
+        n.tt_move = n.tt_entry.map_or(0, |e| e.mv);
+        if let Some(e) = n.tt_entry
+            && !n.pv_node
+            && e.depth >= n.depth
+            && let Some(s) = e.cutoff(n.ply, n.alpha, n.beta)
+        {
+            return Some(s);
+        }
+        if let Some(memory) = self.memory
+            && n.depth >= self.t.memory_min_depth
+            && let Some(e) = memory.get(n.hash)
+        {
+            if !n.root && e.depth >= n.depth {
+                if n.pv_node
+                    && let Some(m) = n
+                        .pos
+                        .legal_moves()
+                        .into_iter()
+                        .find(|m| encode_move(m) == e.mv)
+                {
+                    self.pv.clear(n.ply + 1);
+                    self.pv.update(n.ply, m);
+                }
+                return Some(score_from_tt(e.score, n.ply));
+            }
+            if n.tt_move == 0 {
+                n.tt_move = e.mv;
+            }
+        }
+        None
+    }
+
+    /// Step 3. Tablebases: a result that settles the window ends the node; at PV nodes a win
+    /// raises the floor and a loss caps the score.
+    fn probe_tablebases(&mut self, n: &mut Node) -> Option<i32> {
+        if self.tb.cardinality == 0 || n.root {
+            return None;
+        }
+        let (score, bound) = self.probe_wdl(n.pos, n.depth, n.ply)?;
+        let settles = match bound {
+            Bound::Exact => true,
+            Bound::Lower => score >= n.beta,
+            Bound::Upper => score <= n.alpha,
+        };
+        if settles {
+            let eval = if n.in_check {
+                0
+            } else {
+                self.evaluate(n.pos, n.hash, n.ply)
+            };
+            let tb_depth = (n.depth + self.t.tb_depth_bonus).min(MAX_PLY as i32);
+            self.tt
+                .store(n.hash, 0, score_to_tt(score, n.ply), eval, tb_depth, bound);
+            return Some(score);
+        }
+        if n.pv_node {
+            if bound == Bound::Lower {
+                n.tb_floor = score;
+                n.alpha = n.alpha.max(score);
+            } else {
+                n.tb_cap = score;
+            }
+        }
+        None
+    }
+
+    /// Step 4. The static evaluation (the hash entry's when there is one; none in check), and
+    /// whether it improved on two plies before.
+    fn static_evaluation(&mut self, n: &mut Node) {
+        n.static_eval = if n.in_check {
+            -INF
+        } else if let Some(e) = n.tt_entry {
+            e.eval
+        } else {
+            self.evaluate(n.pos, n.hash, n.ply)
+        };
+        let ply = n.ply;
+        self.frames[ply].static_eval = n.static_eval;
+        n.improving = !n.in_check && ply >= 2 && n.static_eval > self.frames[ply - 2].static_eval;
+        self.frames[ply + 1].killers = [0, 0];
+    }
+
+    /// Step 5. Reverse futility pruning: a static evaluation far enough above beta at a
+    /// shallow depth is taken as the node's score.
+    fn reverse_futility(&self, n: &Node) -> Option<i32> {
+        (n.depth <= self.t.rfp_max_depth
+            && n.beta.abs() < TB_WIN_BOUND
+            && n.static_eval - self.t.rfp_margin * (n.depth - i32::from(n.improving)) >= n.beta)
+            .then_some(n.static_eval)
+    }
+
+    /// Step 6. Null-move pruning: passing the move and still failing high, searched `r` plies
+    /// shallower, ends the node (not twice in a row, not with pawns and king alone).
+    fn null_move(&mut self, n: &Node) -> Option<i32> {
+        let (pos, ply, beta) = (n.pos, n.ply, n.beta);
+        let turn = pos.turn();
+        let non_pawn = pos.board().by_color(turn) & !(pos.board().pawns() | pos.board().kings());
+        if n.depth < self.t.nmp_min_depth
+            || n.static_eval < beta
+            || self.frames[ply.saturating_sub(1)].null
+            || non_pawn.is_empty()
+            || beta.abs() >= TB_WIN_BOUND
+        {
+            return None;
+        }
+        let null_pos = pos.clone().swap_turn().ok()?;
+        let r = self.t.nmp_base
+            + n.depth / self.t.nmp_depth_div
+            + ((n.static_eval - beta) / self.t.nmp_eval_div).min(self.t.nmp_eval_max);
+        let null_hash = hash_of(&null_pos);
+        self.frames[ply].null = true;
+        self.frames[ply].moved = None;
+        if let Some(acc) = &mut self.inc {
+            acc.push_null(ply);
+        }
+        self.keys.push(null_hash);
+        let score = -self.negamax(
+            &null_pos,
+            null_hash,
+            n.depth - 1 - r,
+            ply + 1,
+            -beta,
+            -beta + 1,
+            !n.cut_node,
+        );
+        self.keys.pop();
+        self.frames[ply].null = false;
+        if self.control.stopped {
+            return Some(0);
+        }
+        (score >= beta).then_some(if score >= TB_WIN_BOUND { beta } else { score })
+    }
+
+    /// Steps 8 and 9: every move in order, pruned, reduced and searched; the result stored.
+    fn search_moves(&mut self, n: &mut Node) -> i32 {
+        let (pos, ply) = (n.pos, n.ply);
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if n.in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let prev = if ply > 0 {
+            self.frames[ply - 1].moved
+        } else {
+            None
+        };
+        let n_moves = self.history.score_moves(
+            &self.t,
+            pos,
+            &moves,
+            n.tt_move,
+            self.frames[ply].killers,
+            prev,
+            &mut self.order[ply],
+        );
+        let orig_alpha = n.alpha;
+        let mut s = Moves {
+            best_score: -INF,
+            best_move: None,
+            searched: 0,
+            quiets: Quiets::new(),
+            lmp_limit: ((self.t.lmp_base + n.depth * n.depth) / if n.improving { 1 } else { 2 })
+                as usize,
+        };
+        let mut next = 0;
+        while let Some((idx, order)) = pick(&mut self.order[ply], next, n_moves) {
+            next += 1;
+            let m = moves[idx];
+            if n.root && !self.root_searches(&m) {
+                continue;
+            }
+            // Step 8a.
+            let Some(c) = self.unpruned(n, &s, m, order) else {
+                continue;
+            };
+            // Step 8b.
+            let score = self.search_move(n, &s, c);
+            if self.control.stopped {
+                return 0;
+            }
+            s.searched += 1;
+            // Step 8c.
+            if self.note_score(n, &mut s, c, score) {
+                break;
+            }
+            if c.quiet {
+                s.quiets.push(pos.turn(), &m);
+            }
+        }
+        if s.searched == 0 {
+            // Only at the root when every move is excluded, or when everything was pruned.
+            return if n.root {
+                n.alpha
+            } else {
+                n.static_eval.max(n.alpha)
+            };
+        }
+        self.store_result(n, &mut s, orig_alpha)
+    }
+
+    /// Whether the root search takes root move `m` (MultiPV lines already found and `go
+    /// searchmoves` leave moves out).
+    fn root_searches(&self, m: &Move) -> bool {
+        !self.root_excluded.contains(m)
+            && (self.root_allowed.is_empty() || self.root_allowed.contains(m))
+    }
+
+    /// Step 8a. Shallow-depth pruning, never before a move has been searched, when mated, or
+    /// for a move that gives check (quiet mating moves must be seen): late move pruning and
+    /// futility pruning of quiet moves, SEE pruning of losing captures. `None`: pruned.
+    fn unpruned(&self, n: &Node, s: &Moves, m: Move, order: i32) -> Option<Candidate> {
+        let quiet = !m.is_capture() && !m.is_promotion();
+        let depth = n.depth;
+        // Only pruning (shallow depths) and reductions look at checks: skip the test elsewhere.
+        let may_prune = !n.root
+            && s.best_score > -TB_WIN_BOUND
+            && s.searched > 0
+            && depth <= self.t.prune_max_depth;
+        let may_reduce =
+            depth >= self.t.lmr_min_depth && s.searched >= self.t.lmr_min_moves as usize && quiet;
+        let gives_check = (may_prune || may_reduce) && movegen::gives_check(n.pos, &m);
+        if !n.root && s.best_score > -TB_WIN_BOUND && s.searched > 0 && !gives_check {
+            if quiet && !n.in_check && !n.pv_node {
+                if depth <= self.t.prune_max_depth && s.quiets.len >= s.lmp_limit {
+                    return None;
+                }
+                if depth <= self.t.prune_max_depth
+                    && n.static_eval + self.t.futility_base + self.t.futility_per_depth * depth
+                        <= n.alpha
+                    && order < self.t.order_counter
+                {
+                    return None;
+                }
+            }
+            if !quiet
+                && depth <= self.t.prune_max_depth
+                && order < self.t.order_good_capture
+                && !see::see_ge(
+                    n.pos.board(),
+                    n.pos.turn(),
+                    &m,
+                    -self.t.see_margin_per_depth * depth,
+                )
+            {
+                return None;
+            }
+        }
+        Some(Candidate {
+            m,
+            quiet,
+            gives_check,
+            order,
+        })
+    }
+
+    /// Step 8b. Plays the move and searches it: the first move with the full window, the
+    /// others with a null window, late quiet moves reduced (LMR), re-searched at full depth
+    /// and then with the full window when they beat alpha. Returns the score for this node.
+    fn search_move(&mut self, n: &Node, s: &Moves, c: Candidate) -> i32 {
+        let (pos, ply, depth, m) = (n.pos, n.ply, n.depth, c.m);
+        let (child, child_hash) = play(pos, n.hash, m);
+        self.tt.prefetch(child_hash);
+        if let Some(acc) = &mut self.inc {
+            acc.push(ply, pos, m);
+        }
+        self.frames[ply].moved = Some((piece_index(pos.turn(), m.role()), usize::from(m.to())));
+        self.keys.push(child_hash);
+        let new_depth = depth - 1;
+        // A root move's bias shifts its window, so that its biased score is searched exactly
+        // as an unbiased one would be.
+        let bias = if n.root && !self.root_bias.is_empty() {
+            self.bias(&m)
+        } else {
+            0
+        };
+        let (alpha_c, beta_c) = (n.alpha - bias, n.beta - bias);
+        let mut score;
+        if s.searched == 0 {
+            score = -self.negamax(
+                &child,
+                child_hash,
+                new_depth,
+                ply + 1,
+                -beta_c,
+                -alpha_c,
+                false,
+            );
+        } else {
+            let r = self.reduction(n, s, c);
+            score = -self.negamax(
+                &child,
+                child_hash,
+                new_depth - r,
+                ply + 1,
+                -alpha_c - 1,
+                -alpha_c,
+                true,
+            );
+            if score > alpha_c && r > 0 {
+                score = -self.negamax(
+                    &child,
+                    child_hash,
+                    new_depth,
+                    ply + 1,
+                    -alpha_c - 1,
+                    -alpha_c,
+                    !n.cut_node,
+                );
+            }
+            if score > alpha_c && n.pv_node {
+                score = -self.negamax(
+                    &child,
+                    child_hash,
+                    new_depth,
+                    ply + 1,
+                    -beta_c,
+                    -alpha_c,
+                    false,
+                );
+            }
+        }
+        self.keys.pop();
+        score + bias
+    }
+
+    /// The late move reduction of a quiet move searched after the first few at enough depth:
+    /// the table's, less at PV nodes, for checks, killers and counter moves and good history;
+    /// more at cut nodes and when not improving.
+    fn reduction(&self, n: &Node, s: &Moves, c: Candidate) -> i32 {
+        if n.depth < self.t.lmr_min_depth || s.searched < self.t.lmr_min_moves as usize || !c.quiet
+        {
+            return 0;
+        }
+        let mut r = self.t.lmr(n.depth, s.searched);
+        r -= i32::from(n.pv_node);
+        r += i32::from(n.cut_node);
+        r -= i32::from(c.gives_check);
+        r -= i32::from(c.order >= self.t.order_counter);
+        r += i32::from(!n.improving);
+        if c.order < self.t.order_counter {
+            r -= c.order / self.t.lmr_history_div;
+        }
+        r.clamp(0, n.depth - 1 - 1)
+    }
+
+    /// Step 8c. A move's score: the best so far, the principal variation, and at a beta
+    /// cutoff the killers and histories rewarded. Returns true at a cutoff.
+    fn note_score(&mut self, n: &mut Node, s: &mut Moves, c: Candidate, score: i32) -> bool {
+        if score <= s.best_score {
+            return false;
+        }
+        s.best_score = score;
+        s.best_move = Some(c.m);
+        if score <= n.alpha {
+            return false;
+        }
+        n.alpha = score;
+        if n.pv_node {
+            self.pv.update(n.ply, c.m);
+        }
+        if score < n.beta {
+            return false;
+        }
+        if c.quiet {
+            let turn = n.pos.turn();
+            s.quiets.push(turn, &c.m);
+            let prev = if n.ply > 0 {
+                self.frames[n.ply - 1].moved
+            } else {
+                None
+            };
+            self.history.reward(
+                &self.t,
+                turn,
+                c.m,
+                &s.quiets,
+                n.depth,
+                &mut self.frames[n.ply].killers,
+                prev,
+            );
+        }
+        true
+    }
+
+    /// Step 9. The node's score within the tablebase bounds, and into the hash table (not at a
+    /// MultiPV root whose best lines are left out); a fail low stores no move.
+    fn store_result(&mut self, n: &Node, s: &mut Moves, orig_alpha: i32) -> i32 {
+        if n.pv_node {
+            s.best_score = s.best_score.max(n.tb_floor).min(n.tb_cap);
+        }
+        if !n.root || self.root_excluded.is_empty() {
+            let bound = Bound::of(s.best_score, n.alpha, orig_alpha, n.beta);
+            let code = s.best_move.map_or(0, |m| encode_move(&m));
+            let code = if bound == Bound::Upper { 0 } else { code };
+            self.tt.store(
+                n.hash,
+                code,
+                score_to_tt(s.best_score, n.ply),
+                if n.in_check { 0 } else { n.static_eval },
+                n.depth,
+                bound,
+            );
+        }
+        s.best_score
+    }
+}
