@@ -85,6 +85,74 @@ impl DeepChessNet {
     }
 }
 
+/// Record indices by split and result: White wins and Black wins of the training split (with
+/// their mirrors as rows `n..2n` under --mirror) and of the validation split.
+struct Splits {
+    tw: Vec<i64>,
+    tb: Vec<i64>,
+    vw: Vec<i64>,
+    vb: Vec<i64>,
+}
+
+impl Splits {
+    fn of(o: &TrainOptions, set: &data::Dataset) -> Result<Splits, Error> {
+        let n = set.records.len() as i64;
+        let (mut tw, mut tb, mut vw, mut vb) = (vec![], vec![], vec![], vec![]);
+        for (i, r) in set.records.iter().enumerate() {
+            let (result, split) = (r[BOARD_LEN], r[BOARD_LEN + 1]);
+            match (split, result) {
+                (0, 1) => tw.push(i as i64),
+                (0, 2) => tb.push(i as i64),
+                (1, 1) => vw.push(i as i64),
+                (1, 2) => vb.push(i as i64),
+                _ => {
+                    return Err(Error::NoData(format!(
+                        "'{}': bad record {i}",
+                        o.data.display()
+                    )));
+                }
+            }
+        }
+        if o.mirror {
+            // A mirrored White win is a Black win, and the other way round.
+            let (mw, mb): (Vec<i64>, Vec<i64>) = (
+                tb.iter().map(|i| i + n).collect(),
+                tw.iter().map(|i| i + n).collect(),
+            );
+            tw.extend(mw);
+            tb.extend(mb);
+        }
+        if tw.is_empty() || tb.is_empty() || vw.is_empty() || vb.is_empty() {
+            return Err(Error::NoData(format!(
+                "'{}' needs positions of White wins and Black wins in both splits (train {}+{}, validation {}+{})",
+                o.data.display(),
+                tw.len(),
+                tb.len(),
+                vw.len(),
+                vb.len()
+            )));
+        }
+        Ok(Splits { tw, tb, vw, vb })
+    }
+}
+
+/// One training run: the options, the net and its variables, the rows pairs index, the files.
+struct Trainer<'a> {
+    o: &'a TrainOptions,
+    files: &'a RunFiles,
+    vs: nn::VarStore,
+    net: DeepChessNet,
+    x: Rows,
+    batch: i64,
+}
+
+impl Trainer<'_> {
+    /// The feature rows of `idx` on the training device.
+    fn xf(&self, idx: &Tensor) -> Tensor {
+        self.x.batch(idx).to_device(self.o.device)
+    }
+}
+
 pub(super) fn train_deepchess(
     o: &TrainOptions,
     set: &data::Dataset,
@@ -93,41 +161,7 @@ pub(super) fn train_deepchess(
     let boards: Vec<data::Board> = set.records.iter().map(|r| data::board_at(r, 0)).collect();
     // Rows 0..n: the positions; with --mirror, rows n..2n: their mirrors.
     let n = boards.len() as i64;
-    let (mut tw, mut tb, mut vw, mut vb) = (vec![], vec![], vec![], vec![]);
-    for (i, r) in set.records.iter().enumerate() {
-        let (result, split) = (r[BOARD_LEN], r[BOARD_LEN + 1]);
-        match (split, result) {
-            (0, 1) => tw.push(i as i64),
-            (0, 2) => tb.push(i as i64),
-            (1, 1) => vw.push(i as i64),
-            (1, 2) => vb.push(i as i64),
-            _ => {
-                return Err(Error::NoData(format!(
-                    "'{}': bad record {i}",
-                    o.data.display()
-                )));
-            }
-        }
-    }
-    if o.mirror {
-        // A mirrored White win is a Black win, and the other way round.
-        let (mw, mb): (Vec<i64>, Vec<i64>) = (
-            tb.iter().map(|i| i + n).collect(),
-            tw.iter().map(|i| i + n).collect(),
-        );
-        tw.extend(mw);
-        tb.extend(mb);
-    }
-    if tw.is_empty() || tb.is_empty() || vw.is_empty() || vb.is_empty() {
-        return Err(Error::NoData(format!(
-            "'{}' needs positions of White wins and Black wins in both splits (train {}+{}, validation {}+{})",
-            o.data.display(),
-            tw.len(),
-            tb.len(),
-            vw.len(),
-            vb.len()
-        )));
-    }
+    let sp = Splits::of(o, set)?;
     // Sibling pairs: rows base + 2i (q, after the searched best move) and base + 2i + 1 (r,
     // after a random other move) of triplet i.
     let base = if o.mirror { 2 * n } else { n };
@@ -143,33 +177,85 @@ pub(super) fn train_deepchess(
             .map(|s| std::mem::take(&mut s.boards))
             .unwrap_or_default(),
     };
-    let dev = o.device;
-    let mut vs = nn::VarStore::new(dev);
+    let vs = nn::VarStore::new(o.device);
     let net = DeepChessNet::new(&vs);
+    let mut t = Trainer {
+        o,
+        files,
+        vs,
+        net,
+        x,
+        batch: o.batch.max(16) as i64,
+    };
     let (mut stage, mut done, mut lr) = ("ae0".to_string(), 0usize, o.lr);
     if let Some(p) = &o.init {
-        load_init(&mut vs, p, true)?;
+        load_init(&mut t.vs, p, true)?;
         stage = "main".into();
     }
     if o.resume {
-        (stage, done, lr) = files.load(&mut vs)?;
+        (stage, done, lr) = files.load(&mut t.vs)?;
     }
-    let batch = o.batch.max(16) as i64;
-    let xf = |idx: &Tensor| x.batch(idx).to_device(dev);
-    let train_rows: Vec<i64> = tw.iter().chain(&tb).copied().collect();
+    let train_rows: Vec<i64> = sp.tw.iter().chain(&sp.tb).copied().collect();
     // Stage 1: stacked autoencoders, layer by layer.
     let ae_stage = |s: &str| s.strip_prefix("ae").and_then(|k| k.parse::<usize>().ok());
-    let first_layer = ae_stage(&stage).unwrap_or(4);
-    for layer in first_layer..4 {
+    for layer in ae_stage(&stage).unwrap_or(4)..4 {
         let start_epoch = if ae_stage(&stage) == Some(layer) {
             done + 1
         } else {
             1
         };
-        let mut opt = adamw(&vs, o.lr, o.weight_decay)?;
+        t.pretrain_layer(layer, start_epoch, &train_rows, lr)?;
+        stage = format!("ae{layer}");
+        done = o.ae_epochs;
+    }
+    // Stage 2: the siamese network, end to end, on pairs re-drawn every epoch.
+    let start_epoch = if stage == "main" { done + 1 } else { 1 };
+    if stage != "main" || (o.init.is_some() && !o.resume) {
+        lr = o.lr;
+    }
+    let best = t.train_siamese(&sp, sib.as_ref(), start_epoch, lr)?;
+    Ok(files.summary(
+        &format!(
+            "DeepChess: {} train positions, {} validation positions",
+            sp.tw.len() + sp.tb.len(),
+            sp.vw.len() + sp.vb.len()
+        ),
+        best,
+        &o.out,
+    ))
+}
+
+/// `n` rows drawn from `rows` (with replacement), seeded.
+fn pick(rows: &[i64], n: i64, seed: u64) -> Tensor {
+    tch::manual_seed(seed as i64);
+    let at = Tensor::randint(rows.len() as i64, [n], (TKind::Int64, Device::Cpu));
+    Tensor::from_slice(rows).index_select(0, &at)
+}
+
+/// Validation pairs drawn once: (White-won rows, Black-won rows, swaps), and the sibling pairs'
+/// (first, second, label) when there are siblings.
+struct Validation {
+    white: Tensor,
+    black: Tensor,
+    swap: Tensor,
+    siblings: Option<(Tensor, Tensor, Tensor)>,
+}
+
+impl Trainer<'_> {
+    /// Autoencoder `layer` (0..4) of Pos2Vec, epochs `start_epoch..=ae_epochs`: the layers
+    /// below it frozen, its decoder rebuilding its input.
+    fn pretrain_layer(
+        &mut self,
+        layer: usize,
+        start_epoch: usize,
+        train_rows: &[i64],
+        lr: f64,
+    ) -> Result<(), Error> {
+        let o = self.o;
+        let mut opt = adamw(&self.vs, o.lr, o.weight_decay)?;
         for epoch in start_epoch..=o.ae_epochs {
             let t0 = Instant::now();
-            let idx = shuffled(&train_rows, o.seed ^ (layer as u64 * 1000 + epoch as u64));
+            let idx = shuffled(train_rows, o.seed ^ (layer as u64 * 1000 + epoch as u64));
             let n = idx.size()[0];
             let bar = progress(
                 n as u64,
@@ -179,15 +265,15 @@ pub(super) fn train_deepchess(
             let (mut sum, mut count) = (0.0, 0.0);
             let mut i = 0;
             while i < n {
-                let b = idx.narrow(0, i, batch.min(n - i));
-                let input = tch::no_grad(|| net.embed_upto(&xf(&b), layer));
-                let code = net.pos2vec[layer].forward(&input).relu();
-                let recon = net.decoders[layer].forward(&code);
+                let b = idx.narrow(0, i, self.batch.min(n - i));
+                let input = tch::no_grad(|| self.net.embed_upto(&self.xf(&b), layer));
+                let code = self.net.pos2vec[layer].forward(&input).relu();
+                let recon = self.net.decoders[layer].forward(&code);
                 let loss = recon.mse_loss(&input, tch::Reduction::Mean);
                 opt.backward_step(&loss);
                 sum += f64::try_from(&loss).unwrap_or(f64::NAN) * b.size()[0] as f64;
                 count += b.size()[0] as f64;
-                i += batch;
+                i += self.batch;
                 bar.set_position(i.min(n) as u64);
             }
             bar.finish_and_clear();
@@ -201,8 +287,8 @@ pub(super) fn train_deepchess(
                 lr: o.lr,
                 seconds: t0.elapsed().as_secs_f64(),
             };
-            files.log(&e)?;
-            files.save(&vs, &e.stage, epoch, lr)?;
+            self.files.log(&e)?;
+            self.files.save(&self.vs, &e.stage, epoch, lr)?;
             if !o.quiet {
                 eprintln!(
                     "autoencoder {} epoch {epoch}: reconstruction loss {:.5} ({:.0} s)",
@@ -212,61 +298,77 @@ pub(super) fn train_deepchess(
                 );
             }
         }
-        stage = format!("ae{layer}");
-        done = o.ae_epochs;
+        Ok(())
     }
-    // Stage 2: the siamese network, end to end, on pairs re-drawn every epoch.
-    let start_epoch = if stage == "main" { done + 1 } else { 1 };
-    if stage != "main" || (o.init.is_some() && !o.resume) {
-        lr = o.lr;
-    }
-    let mut opt = adamw(&vs, lr, o.weight_decay)?;
-    // Fixed validation pairs.
-    let val_pairs = (vw.len().min(vb.len()) * 4).clamp(1, 200_000) as i64;
-    let pick = |rows: &[i64], n: i64, seed: u64| {
-        tch::manual_seed(seed as i64);
-        let at = Tensor::randint(rows.len() as i64, [n], (TKind::Int64, Device::Cpu));
-        Tensor::from_slice(rows).index_select(0, &at)
-    };
-    let (va, vbb) = (
-        pick(&vw, val_pairs, o.seed ^ 1),
-        pick(&vb, val_pairs, o.seed ^ 2),
-    );
-    tch::manual_seed((o.seed ^ 3) as i64);
-    let vswap = Tensor::randint(2, [val_pairs], (TKind::Int64, Device::Cpu));
-    let pairs = if o.pairs == 0 {
-        tw.len().min(tb.len())
-    } else {
-        o.pairs
-    } as i64;
-    // Fixed validation sibling pairs.
-    let sib_val = sib.as_ref().filter(|s| !s.val.is_empty()).map(|s| {
-        let n = s.val.len().min(200_000) as i64;
-        s.draw(&s.val, n, o.seed ^ 4)
-    });
-    let mut best = files.best_val_acc();
-    for epoch in start_epoch..=o.epochs {
-        let t0 = Instant::now();
-        opt.set_lr(lr);
-        let ws = pick(&tw, pairs, o.seed ^ (epoch as u64 * 7 + 100));
-        let bs = pick(&tb, pairs, o.seed ^ (epoch as u64 * 7 + 101));
-        tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 102)) as i64);
-        let swap = Tensor::randint(2, [pairs], (TKind::Int64, Device::Cpu));
-        let (mut ea, mut eb, mut ey) = pair_batch(&ws, &bs, &swap, 0, pairs);
-        if let Some(s) = &sib {
-            // Sibling pairs join the cross-game pairs, shuffled together.
-            let n = if o.sibling_pairs == 0 {
-                s.train.len()
-            } else {
-                o.sibling_pairs
-            } as i64;
-            let (a, b, y) = s.draw(&s.train, n, o.seed ^ (epoch as u64 * 7 + 103));
-            tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 104)) as i64);
-            let perm = Tensor::randperm(pairs + n, (TKind::Int64, Device::Cpu));
-            ea = Tensor::cat(&[ea, a], 0).index_select(0, &perm);
-            eb = Tensor::cat(&[eb, b], 0).index_select(0, &perm);
-            ey = Tensor::cat(&[ey, y], 0).index_select(0, &perm);
+
+    /// The siamese network, epochs `start_epoch..=epochs`: cross-game pairs (and sibling pairs)
+    /// re-drawn every epoch, the net file rewritten at each better validation accuracy.
+    /// Returns the best validation accuracy.
+    fn train_siamese(
+        &mut self,
+        sp: &Splits,
+        sib: Option<&Siblings>,
+        start_epoch: usize,
+        mut lr: f64,
+    ) -> Result<f64, Error> {
+        let o = self.o;
+        let mut opt = adamw(&self.vs, lr, o.weight_decay)?;
+        // Fixed validation pairs.
+        let val_pairs = (sp.vw.len().min(sp.vb.len()) * 4).clamp(1, 200_000) as i64;
+        let white = pick(&sp.vw, val_pairs, o.seed ^ 1);
+        let black = pick(&sp.vb, val_pairs, o.seed ^ 2);
+        tch::manual_seed((o.seed ^ 3) as i64);
+        let val = Validation {
+            white,
+            black,
+            swap: Tensor::randint(2, [val_pairs], (TKind::Int64, Device::Cpu)),
+            // Fixed validation sibling pairs.
+            siblings: sib.filter(|s| !s.val.is_empty()).map(|s| {
+                let n = s.val.len().min(200_000) as i64;
+                s.draw(&s.val, n, o.seed ^ 4)
+            }),
+        };
+        let mut best = self.files.best_val_acc();
+        for epoch in start_epoch..=o.epochs {
+            let t0 = Instant::now();
+            opt.set_lr(lr);
+            let (ea, eb, ey) = epoch_pairs(o, sp, sib, epoch);
+            let train = self.fit(&mut opt, &ea, &eb, &ey, epoch);
+            let (val_loss, val_acc, sib_note) = self.validate(&val, epoch);
+            let e = EpochLog::main(epoch, train, (val_loss, val_acc), lr, t0);
+            if !self.files.end_epoch(&self.vs, &e, &mut lr, o, &mut best)? {
+                continue; // the net file keeps the best epoch so far
+            }
+            let acc = format!(
+                "{:.2}% (held-out pairs, epoch {epoch}{sib_note})",
+                100.0 * val_acc
+            );
+            export(
+                &self.vs,
+                Kind::DeepChess,
+                &DeepChessNet::layout(),
+                &[
+                    ("games", o.games_note.clone()),
+                    ("validation_accuracy", acc),
+                    ("training", training_note(o, epoch)),
+                ],
+                &o.out,
+            )?;
         }
+        Ok(best)
+    }
+
+    /// One pass over the epoch's pairs (first rows, second rows, labels): (mean loss,
+    /// accuracy).
+    fn fit(
+        &self,
+        opt: &mut nn::Optimizer,
+        ea: &Tensor,
+        eb: &Tensor,
+        ey: &Tensor,
+        epoch: usize,
+    ) -> (f64, f64) {
+        let o = self.o;
         let total = ea.size()[0];
         let bar = progress(
             total as u64,
@@ -276,94 +378,107 @@ pub(super) fn train_deepchess(
         let (mut loss_sum, mut correct, mut count) = (0.0, 0.0, 0.0);
         let mut i = 0;
         while i < total {
-            let len = batch.min(total - i);
+            let len = self.batch.min(total - i);
             let (a, b, y) = (
                 ea.narrow(0, i, len),
                 eb.narrow(0, i, len),
                 ey.narrow(0, i, len),
             );
-            let logits = net.logits_train(&xf(&a), &xf(&b), o.dropout);
-            let y = y.to_device(dev);
+            let logits = self.net.logits_train(&self.xf(&a), &self.xf(&b), o.dropout);
+            let y = y.to_device(o.device);
             let loss = logits.cross_entropy_for_logits(&y);
             opt.backward_step(&loss);
             let n = len as f64;
             loss_sum += f64::try_from(&loss).unwrap_or(f64::NAN) * n;
             correct += f64::try_from(&logits.accuracy_for_logits(&y)).unwrap_or(0.0) * n;
             count += n;
-            i += batch;
+            i += self.batch;
             bar.set_position(i.min(total) as u64);
         }
         bar.finish_and_clear();
-        let (mut val_loss, mut val_acc) = validate(val_pairs as usize, |i, len| {
-            let (a, b, y) = pair_batch(&va, &vbb, &vswap, i as i64, len as i64);
-            let logits = net.logits(&xf(&a), &xf(&b));
+        (loss_sum / count, correct / count)
+    }
+
+    /// Validation loss and accuracy on the fixed pairs (with siblings: the mean of the
+    /// cross-game and sibling figures), and a note of both for the net's metadata.
+    fn validate(&self, val: &Validation, epoch: usize) -> (f64, f64, String) {
+        let dev = self.o.device;
+        let n = val.white.size()[0] as usize;
+        let (val_loss, val_acc) = validate(n, |i, len| {
+            let (a, b, y) = pair_batch(&val.white, &val.black, &val.swap, i as i64, len as i64);
+            let logits = self.net.logits(&self.xf(&a), &self.xf(&b));
             let y = y.to_device(dev);
             (
                 logits.cross_entropy_for_logits(&y),
                 logits.accuracy_for_logits(&y),
             )
         });
-        let mut sib_note = String::new();
-        if let Some((a, b, y)) = &sib_val {
-            let (sl, sa) = validate(a.size()[0] as usize, |i, len| {
-                let (i, len) = (i as i64, len as i64);
-                let logits = net.logits(&xf(&a.narrow(0, i, len)), &xf(&b.narrow(0, i, len)));
-                let y = y.narrow(0, i, len).to_device(dev);
-                (
-                    logits.cross_entropy_for_logits(&y),
-                    logits.accuracy_for_logits(&y),
-                )
-            });
-            if !o.quiet {
-                eprintln!(
-                    "epoch {epoch}: cross-game validation acc {:.2}%, sibling validation acc {:.2}% (logged: their mean)",
-                    100.0 * val_acc,
-                    100.0 * sa
-                );
-            }
-            sib_note = format!(
-                "; cross-game pairs {:.2}%, sibling pairs {:.2}%",
+        let Some((a, b, y)) = &val.siblings else {
+            return (val_loss, val_acc, String::new());
+        };
+        let (sl, sa) = validate(a.size()[0] as usize, |i, len| {
+            let (i, len) = (i as i64, len as i64);
+            let logits = self.net.logits(
+                &self.xf(&a.narrow(0, i, len)),
+                &self.xf(&b.narrow(0, i, len)),
+            );
+            let y = y.narrow(0, i, len).to_device(dev);
+            (
+                logits.cross_entropy_for_logits(&y),
+                logits.accuracy_for_logits(&y),
+            )
+        });
+        if !self.o.quiet {
+            eprintln!(
+                "epoch {epoch}: cross-game validation acc {:.2}%, sibling validation acc {:.2}% (logged: their mean)",
                 100.0 * val_acc,
                 100.0 * sa
             );
-            val_loss = (val_loss + sl) / 2.0;
-            val_acc = (val_acc + sa) / 2.0;
         }
-        let e = EpochLog::main(
-            epoch,
-            (loss_sum / count, correct / count),
-            (val_loss, val_acc),
-            lr,
-            t0,
+        let note = format!(
+            "; cross-game pairs {:.2}%, sibling pairs {:.2}%",
+            100.0 * val_acc,
+            100.0 * sa
         );
-        if !files.end_epoch(&vs, &e, &mut lr, o, &mut best)? {
-            continue; // the net file keeps the best epoch so far
-        }
-        let acc = format!(
-            "{:.2}% (held-out pairs, epoch {epoch}{sib_note})",
-            100.0 * val_acc
-        );
-        export(
-            &vs,
-            Kind::DeepChess,
-            &DeepChessNet::layout(),
-            &[
-                ("games", o.games_note.clone()),
-                ("validation_accuracy", acc),
-                ("training", training_note(o, epoch)),
-            ],
-            &o.out,
-        )?;
+        ((val_loss + sl) / 2.0, (val_acc + sa) / 2.0, note)
     }
-    Ok(files.summary(
-        &format!(
-            "DeepChess: {} train positions, {} validation positions",
-            tw.len() + tb.len(),
-            vw.len() + vb.len()
-        ),
-        best,
-        &o.out,
-    ))
+}
+
+/// The training pairs of `epoch`: cross-game pairs (a White-won and a Black-won position, in
+/// random order), with the sibling pairs shuffled in when there are any.
+fn epoch_pairs(
+    o: &TrainOptions,
+    sp: &Splits,
+    sib: Option<&Siblings>,
+    epoch: usize,
+) -> (Tensor, Tensor, Tensor) {
+    let pairs = if o.pairs == 0 {
+        sp.tw.len().min(sp.tb.len())
+    } else {
+        o.pairs
+    } as i64;
+    let ws = pick(&sp.tw, pairs, o.seed ^ (epoch as u64 * 7 + 100));
+    let bs = pick(&sp.tb, pairs, o.seed ^ (epoch as u64 * 7 + 101));
+    tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 102)) as i64);
+    let swap = Tensor::randint(2, [pairs], (TKind::Int64, Device::Cpu));
+    let (ea, eb, ey) = pair_batch(&ws, &bs, &swap, 0, pairs);
+    let Some(s) = sib else {
+        return (ea, eb, ey);
+    };
+    // Sibling pairs join the cross-game pairs, shuffled together.
+    let n = if o.sibling_pairs == 0 {
+        s.train.len()
+    } else {
+        o.sibling_pairs
+    } as i64;
+    let (a, b, y) = s.draw(&s.train, n, o.seed ^ (epoch as u64 * 7 + 103));
+    tch::manual_seed((o.seed ^ (epoch as u64 * 7 + 104)) as i64);
+    let perm = Tensor::randperm(pairs + n, (TKind::Int64, Device::Cpu));
+    (
+        Tensor::cat(&[ea, a], 0).index_select(0, &perm),
+        Tensor::cat(&[eb, b], 0).index_select(0, &perm),
+        Tensor::cat(&[ey, y], 0).index_select(0, &perm),
+    )
 }
 
 /// The feature rows that pairs index: rows 0..n the positions, n..2n their colour mirrors (with

@@ -210,42 +210,7 @@ impl Options {
                 // Scores of different evaluators do not mix in the hash table.
                 applied.hash = HashChange::Clear;
             }
-            "evalfile" => {
-                let v = value.map(str::trim).unwrap_or("");
-                let file = if v.is_empty() || v.eq_ignore_ascii_case(AUTO) || v == "<empty>" {
-                    None
-                } else {
-                    Some(PathBuf::from(v))
-                };
-                // The neural evaluator asked for last: one whose net was missing, else the
-                // current one.
-                let target = self.pending_net.or_else(|| {
-                    self.evaluator_kind
-                        .net()
-                        .is_some()
-                        .then_some(self.evaluator_kind)
-                });
-                match target {
-                    // Used when a neural evaluator is chosen.
-                    None => self.eval_file = file,
-                    Some(kind) => {
-                        let mut ctx = self.eval_context();
-                        ctx.eval_file = file.clone();
-                        match eval::build(kind, &ctx) {
-                            Ok(e) => {
-                                applied.hash = HashChange::Clear;
-                                self.use_net_evaluator(e, kind, file, &mut applied);
-                            }
-                            Err(source) => {
-                                return Err(Error::EvalFileKept {
-                                    source,
-                                    current: self.evaluator_kind.to_string(),
-                                });
-                            }
-                        }
-                    }
-                }
-            }
+            "evalfile" => self.set_eval_file(value, &mut applied)?,
             "experiencefile" => {
                 let v = value
                     .map(str::trim)
@@ -328,6 +293,47 @@ impl Options {
             }
             None => "Syzygy: 0 tables found".to_string(),
         });
+    }
+
+    /// `EvalFile`: a net file for the neural evaluator in use (or the one asked for last whose
+    /// net was missing), loaded at once; `auto` for the embedded net. A file that cannot be
+    /// used leaves the evaluator and the file as they were.
+    fn set_eval_file(&mut self, value: Option<&str>, applied: &mut Applied) -> Result<(), Error> {
+        let v = value.map(str::trim).unwrap_or("");
+        let file = if v.is_empty() || v.eq_ignore_ascii_case(AUTO) || v == "<empty>" {
+            None
+        } else {
+            Some(PathBuf::from(v))
+        };
+        // The neural evaluator asked for last: one whose net was missing, else the
+        // current one.
+        let target = self.pending_net.or_else(|| {
+            self.evaluator_kind
+                .net()
+                .is_some()
+                .then_some(self.evaluator_kind)
+        });
+        match target {
+            // Used when a neural evaluator is chosen.
+            None => self.eval_file = file,
+            Some(kind) => {
+                let mut ctx = self.eval_context();
+                ctx.eval_file = file.clone();
+                match eval::build(kind, &ctx) {
+                    Ok(e) => {
+                        applied.hash = HashChange::Clear;
+                        self.use_net_evaluator(e, kind, file, applied);
+                    }
+                    Err(source) => {
+                        return Err(Error::EvalFileKept {
+                            source,
+                            current: self.evaluator_kind.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `Evaluator`: switches to `kind`. A neural evaluator whose net cannot be loaded is kept

@@ -262,7 +262,7 @@ pub fn run(
         engine_name.push_str(" (1)");
         opponent_name.push_str(" (2)");
     }
-    let mut store = match &opts.learn {
+    let store = match &opts.learn {
         Some(p) => Some(Store::open(p)?),
         None => None,
     };
@@ -281,159 +281,217 @@ pub fn run(
     };
     let mut order: Vec<usize> = (0..opts.openings.len().max(1)).collect();
     order.shuffle(&mut StdRng::seed_from_u64(opts.seed));
-    let report = Mutex::new(MatchReport {
-        engine_name: engine_name.clone(),
-        opponent_name: opponent_name.clone(),
-        sprt: opts.sprt.map(|sprt| SprtState {
-            sprt,
-            llr: 0.0,
-            verdict: Verdict::Continue,
+    let state = Match {
+        opts,
+        report: Mutex::new(MatchReport {
+            engine_name: engine_name.clone(),
+            opponent_name: opponent_name.clone(),
+            sprt: opts.sprt.map(|sprt| SprtState {
+                sprt,
+                llr: 0.0,
+                verdict: Verdict::Continue,
+            }),
+            ..Default::default()
         }),
-        ..Default::default()
-    });
-    let next = AtomicUsize::new(0);
-    let failed = Mutex::new(None::<Error>);
-    let abort = AtomicBool::new(false);
-    let store = Mutex::new(store.take());
-    let firsts = Mutex::new(Some((first_engine, first_opponent)));
-    let date = pgn_date();
+        engine_name,
+        opponent_name,
+        order,
+        next: AtomicUsize::new(0),
+        failed: Mutex::new(None),
+        abort: AtomicBool::new(false),
+        store: Mutex::new(store),
+        pgn_file,
+        firsts: Mutex::new(Some((first_engine, first_opponent))),
+        date: pgn_date(),
+    };
     std::thread::scope(|s| {
         for _ in 0..opts.concurrency.clamp(1, 64) {
-            s.spawn(|| {
-                let mut engine = Seat {
-                    spec: opts.engine.clone(),
-                    limit: opts.limit,
-                    process: None,
-                };
-                let mut opponent = Seat {
-                    spec: opts.opponent.clone(),
-                    limit: opts.opponent_limit.unwrap_or(opts.limit),
-                    process: None,
-                };
-                if let Some((e, o)) = firsts.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                    engine.process = Some(e);
-                    opponent.process = Some(o);
-                }
-                loop {
-                    // Under the report's lock: once the SPRT has decided, no game starts.
-                    let g = {
-                        let r = report.lock().unwrap_or_else(|p| p.into_inner());
-                        if abort.load(Ordering::SeqCst) || r.sprt_decided() {
-                            break;
-                        }
-                        next.fetch_add(1, Ordering::SeqCst)
-                    };
-                    if g >= opts.games {
-                        break;
-                    }
-                    let engine_white = g.is_multiple_of(2);
-                    let start = opts
-                        .openings
-                        .get(order[(g / 2) % order.len()])
-                        .cloned()
-                        .unwrap_or_default();
-                    let (w, b) = if engine_white {
-                        (&mut engine, &mut opponent)
-                    } else {
-                        (&mut opponent, &mut engine)
-                    };
-                    let (result, ending, moves) = match play_game(opts, &start, w, b) {
-                        Ok(x) => x,
-                        Err(e) => {
-                            *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Error::Game {
-                                round: g + 1,
-                                source: Box::new(e),
-                            });
-                            abort.store(true, Ordering::SeqCst);
-                            break;
-                        }
-                    };
-                    let (white_name, black_name) = if engine_white {
-                        (&engine_name, &opponent_name)
-                    } else {
-                        (&opponent_name, &engine_name)
-                    };
-                    let loser = match result {
-                        GameResult::WhiteWins => Some(black_name.as_str()),
-                        GameResult::BlackWins => Some(white_name.as_str()),
-                        GameResult::Draw => None,
-                    };
-                    let outcome = GameOutcome {
-                        round: g + 1,
-                        engine_white,
-                        result,
-                        ending: ending.clone(),
-                        start: start.clone(),
-                        moves: moves.clone(),
-                    };
-                    let mut warnings = Vec::new();
-                    if let Some(f) = &pgn_file {
-                        let text = crate::chess::pgn::write_pgn(
-                            &start,
-                            &moves,
-                            Some(result),
-                            &[
-                                ("Event", opts.event.clone()),
-                                ("Site", "deepred match".into()),
-                                ("Date", date.clone()),
-                                ("Round", (g + 1).to_string()),
-                                ("White", white_name.clone()),
-                                ("Black", black_name.clone()),
-                                ("TimeControl", time_control_tag(opts, engine_white)),
-                                ("Termination", ending.termination_tag().into()),
-                                ("PlyCount", moves.len().to_string()),
-                                ("Comment", ending.describe(loser)),
-                            ],
-                        );
-                        let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
-                        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
-                            warnings.push(format!("cannot write the PGN of game {}: {e}", g + 1));
-                        }
-                    }
-                    let mut learned = 0;
-                    if ending.on_the_board() {
-                        let mut st = store.lock().unwrap_or_else(|p| p.into_inner());
-                        if let Some(s) = st.as_mut() {
-                            let rec = GameRecord {
-                                source: "match".into(),
-                                white: white_name.clone(),
-                                black: black_name.clone(),
-                                date: date.clone(),
-                                result,
-                                start: start.clone(),
-                                moves: moves.clone(),
-                            };
-                            match s.learn_game(rec) {
-                                Ok(crate::experience::store::Learned::AlreadyKnown) => {}
-                                Ok(_) => learned = 1,
-                                Err(e) => {
-                                    warnings.push(format!(
-                                        "learning stopped: game {} not learned: {e}",
-                                        g + 1
-                                    ));
-                                    *st = None;
-                                }
-                            }
-                        }
-                    }
-                    let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
-                    r.learned += learned;
-                    r.warnings.extend(warnings);
-                    r.record(outcome.clone());
-                    progress(&r, &outcome);
-                }
-            });
+            s.spawn(|| state.play_games(&progress));
         }
     });
-    let mut report = report.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut report = state.report.into_inner().unwrap_or_else(|p| p.into_inner());
     report.games.sort_by_key(|g| g.round);
-    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = state.failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
         if report.games.is_empty() {
             return Err(e);
         }
         report.warnings.push(format!("match stopped early: {e}"));
     }
     Ok(report)
+}
+
+/// A match under way, shared by the threads that play its games.
+struct Match<'a> {
+    opts: &'a MatchOptions,
+    report: Mutex<MatchReport>,
+    engine_name: String,
+    opponent_name: String,
+    /// The openings in the order they are played (each twice).
+    order: Vec<usize>,
+    /// The next game to start.
+    next: AtomicUsize,
+    /// The error that stopped the match, if one did.
+    failed: Mutex<Option<Error>>,
+    abort: AtomicBool,
+    /// The store games are learned into (`None` without `--learn`, or after a failed write).
+    store: Mutex<Option<Store>>,
+    pgn_file: Option<Mutex<std::fs::File>>,
+    /// The engine pair started to check the commands, for the first thread to use.
+    firsts: Mutex<Option<(EngineProcess, EngineProcess)>>,
+    date: String,
+}
+
+impl Match<'_> {
+    /// One thread's games, with its own pair of engines, until the match is over.
+    fn play_games(&self, progress: &(impl Fn(&MatchReport, &GameOutcome) + Sync)) {
+        let opts = self.opts;
+        let mut engine = Seat {
+            spec: opts.engine.clone(),
+            limit: opts.limit,
+            process: None,
+        };
+        let mut opponent = Seat {
+            spec: opts.opponent.clone(),
+            limit: opts.opponent_limit.unwrap_or(opts.limit),
+            process: None,
+        };
+        if let Some((e, o)) = self.firsts.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            engine.process = Some(e);
+            opponent.process = Some(o);
+        }
+        loop {
+            // Under the report's lock: once the SPRT has decided, no game starts.
+            let g = {
+                let r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+                if self.abort.load(Ordering::SeqCst) || r.sprt_decided() {
+                    break;
+                }
+                self.next.fetch_add(1, Ordering::SeqCst)
+            };
+            if g >= opts.games {
+                break;
+            }
+            let engine_white = g.is_multiple_of(2);
+            let start = opts
+                .openings
+                .get(self.order[(g / 2) % self.order.len()])
+                .cloned()
+                .unwrap_or_default();
+            let (w, b) = if engine_white {
+                (&mut engine, &mut opponent)
+            } else {
+                (&mut opponent, &mut engine)
+            };
+            let (result, ending, moves) = match play_game(opts, &start, w, b) {
+                Ok(x) => x,
+                Err(e) => {
+                    *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Error::Game {
+                        round: g + 1,
+                        source: Box::new(e),
+                    });
+                    self.abort.store(true, Ordering::SeqCst);
+                    break;
+                }
+            };
+            let outcome = GameOutcome {
+                round: g + 1,
+                engine_white,
+                result,
+                ending,
+                start,
+                moves,
+            };
+            let mut warnings = Vec::new();
+            warnings.extend(self.write_pgn(&outcome));
+            let learned = match self.learn(&outcome) {
+                Ok(learned) => learned,
+                Err(w) => {
+                    warnings.push(w);
+                    0
+                }
+            };
+            let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+            r.learned += learned;
+            r.warnings.extend(warnings);
+            r.record(outcome.clone());
+            progress(&r, &outcome);
+        }
+    }
+
+    /// The names of (White, Black) in game `g`.
+    fn players(&self, g: &GameOutcome) -> (&String, &String) {
+        if g.engine_white {
+            (&self.engine_name, &self.opponent_name)
+        } else {
+            (&self.opponent_name, &self.engine_name)
+        }
+    }
+
+    /// Appends the game to the PGN file; a warning if it could not be written.
+    fn write_pgn(&self, g: &GameOutcome) -> Option<String> {
+        let f = self.pgn_file.as_ref()?;
+        let (white_name, black_name) = self.players(g);
+        let loser = match g.result {
+            GameResult::WhiteWins => Some(black_name.as_str()),
+            GameResult::BlackWins => Some(white_name.as_str()),
+            GameResult::Draw => None,
+        };
+        let text = crate::chess::pgn::write_pgn(
+            &g.start,
+            &g.moves,
+            Some(g.result),
+            &[
+                ("Event", self.opts.event.clone()),
+                ("Site", "deepred match".into()),
+                ("Date", self.date.clone()),
+                ("Round", g.round.to_string()),
+                ("White", white_name.clone()),
+                ("Black", black_name.clone()),
+                ("TimeControl", time_control_tag(self.opts, g.engine_white)),
+                ("Termination", g.ending.termination_tag().into()),
+                ("PlyCount", g.moves.len().to_string()),
+                ("Comment", g.ending.describe(loser)),
+            ],
+        );
+        let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(text.as_bytes())
+            .and_then(|_| f.flush())
+            .err()
+            .map(|e| format!("cannot write the PGN of game {}: {e}", g.round))
+    }
+
+    /// Learns a game decided on the board (or by adjudication) into the store: 1 if it was
+    /// new. A failed write stops the learning, with a warning.
+    fn learn(&self, g: &GameOutcome) -> Result<usize, String> {
+        if !g.ending.on_the_board() {
+            return Ok(0);
+        }
+        let mut st = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(s) = st.as_mut() else {
+            return Ok(0);
+        };
+        let (white, black) = self.players(g);
+        let rec = GameRecord {
+            source: "match".into(),
+            white: white.clone(),
+            black: black.clone(),
+            date: self.date.clone(),
+            result: g.result,
+            start: g.start.clone(),
+            moves: g.moves.clone(),
+        };
+        match s.learn_game(rec) {
+            Ok(crate::experience::store::Learned::AlreadyKnown) => Ok(0),
+            Ok(_) => Ok(1),
+            Err(e) => {
+                *st = None;
+                Err(format!(
+                    "learning stopped: game {} not learned: {e}",
+                    g.round
+                ))
+            }
+        }
+    }
 }
 
 /// The PGN `TimeControl`: the common limit, or `White/Black` limits when they differ.

@@ -1,0 +1,120 @@
+//! The command line: clap definitions of every subcommand and its arguments, grouped by
+//! subject as the functions of `cmd/` are.
+
+mod experience;
+mod games;
+mod nets;
+mod tools;
+
+pub use experience::*;
+pub use games::*;
+pub use nets::*;
+pub use tools::*;
+
+use clap::{Parser, Subcommand};
+use deepred::eval::EvalKind;
+use deepred::experience::location::default_store;
+use deepred::search::bench;
+
+#[derive(Parser)]
+#[command(
+    name = "deepred",
+    version,
+    about = "Deep Red: a UCI chess engine that learns from experience"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Speak UCI on stdin/stdout (the default).
+    Uci,
+    /// Fixed-depth search of the bench positions; last line `<N> nodes <M> nps` (OpenBench).
+    Bench(BenchArgs),
+    /// Count the leaf nodes of the legal move tree.
+    Perft(PerftArgs),
+    /// Print the search's tunable parameters as an OpenBench SPSA input (one
+    /// `name, int, default, min, max, c_end, r_end` line each); each is a UCI option too.
+    Spsa,
+    /// Every evaluator's view of a position.
+    Eval(EvalArgs),
+    /// Training positions from PGN games for DeepChess or Deep Pink (binary DRDSET01 file).
+    Dataset(DatasetArgs),
+    /// Training positions for the learned value net from Deep Red's own games at fixed nodes
+    /// (bulletformat records: position, search score, best move, game result); resumable.
+    Datagen(DatagenArgs),
+    /// Train the learned value net (`Evaluator=learned`) on `datagen` files, on the CPU.
+    TrainLearned(TrainLearnedArgs),
+    /// Train DeepChess or Deep Pink on a `deepred dataset` file with libtorch (needs a build
+    /// with `--features torch`; see scripts/train-nets.sh).
+    Train(Box<TrainArgs>),
+    /// Neural net tools.
+    #[command(subcommand)]
+    Nn(NnCmd),
+    /// Learn PGN games into the experience store.
+    Import(ImportArgs),
+    /// Deep Red against itself from book openings; finished games are learned.
+    Selfplay(SelfplayArgs),
+    /// Deep Red (or --engine) against another UCI engine: clocks or node limits, an opening book
+    /// played with colours alternated, adjudication, PGN, Elo with error bars, optional learning.
+    Match(Box<MatchArgs>),
+    /// Play in the terminal: a human against Deep Red, or two humans; finished games are learned.
+    Play(PlayArgs),
+    /// Look into the experience store.
+    #[command(subcommand)]
+    Experience(ExperienceCmd),
+    /// Run an EPD suite (STS points in c8/c9, or bm) on Deep Red or another UCI engine.
+    Sts(StsArgs),
+    /// Fit the win/draw/loss model of UCI_ShowWDL to finished games (positions searched at a
+    /// fixed depth, maximum likelihood).
+    WdlFit(WdlFitArgs),
+    /// Draw a learning curve (the CSV of scripts/learn-curve.sh) as a PNG: Elo and score with
+    /// 95% error bars against games learned, learning on beside learning off.
+    CurvePlot(CurvePlotArgs),
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Search depth.
+    #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: u32,
+    /// Evaluator to bench.
+    #[arg(long, default_value_t = EvalKind::DEFAULT)]
+    pub evaluator: EvalKind,
+    /// Search threads (node counts are deterministic only with 1).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Net file of a neural evaluator (default: the net embedded in the binary).
+    #[arg(long)]
+    pub eval_file: Option<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct PerftArgs {
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=12))]
+    pub depth: u32,
+    /// Position (default: the start position).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Print the count below each root move.
+    #[arg(long)]
+    pub divide: bool,
+    /// Read the FEN's castling rights as Chess960.
+    #[arg(long)]
+    pub chess960: bool,
+}
+
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Experience store to consult.
+    /// (Default: experience.sqlite in Deep Red's data folder.)
+    #[arg(long, default_value_os_t = default_store())]
+    pub db: std::path::PathBuf,
+    /// A net file (deepchess or deeppink) to show instead of the embedded one.
+    #[arg(long)]
+    pub eval_file: Option<std::path::PathBuf>,
+}

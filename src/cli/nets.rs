@@ -1,0 +1,291 @@
+//! Arguments of the nets: `dataset`, `train`, `train-learned`, `nn ...`.
+
+use clap::Subcommand;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum NetKind {
+    Deepchess,
+    Deeppink,
+}
+
+impl NetKind {
+    pub fn kind(self) -> deepred::nn::net::Kind {
+        match self {
+            NetKind::Deepchess => deepred::nn::net::Kind::DeepChess,
+            NetKind::Deeppink => deepred::nn::net::Kind::DeepPink,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SplitArg {
+    All,
+    Train,
+    Validation,
+}
+
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    #[arg(value_enum)]
+    pub kind: NetKind,
+    /// Data set file of `deepred dataset` (its split byte gives train and validation).
+    #[arg(long)]
+    pub data: std::path::PathBuf,
+    /// The net file to write (rewritten after every epoch).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// Where the CSV log, the PNG plot and the checkpoints go.
+    #[arg(long, default_value = "data/runs")]
+    pub run_dir: std::path::PathBuf,
+    /// Epochs of the main training (the siamese network for DeepChess).
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    /// DeepChess: autoencoder epochs per Pos2Vec layer.
+    #[arg(long, default_value_t = 3)]
+    pub ae_epochs: usize,
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Learning rate (Adam).
+    #[arg(long, default_value_t = 0.001)]
+    pub lr: f64,
+    /// Factor applied to the learning rate after every epoch.
+    #[arg(long, default_value_t = 0.95)]
+    pub lr_decay: f64,
+    /// DeepChess: pairs per epoch (0 = the number of positions of the smaller side).
+    #[arg(long, default_value_t = 0)]
+    pub pairs: usize,
+    /// Deep Pink: weight of the f(p) = -f(q) terms.
+    #[arg(long, default_value_t = 1.0)]
+    pub kappa: f64,
+    /// Deep Pink: hidden layer sizes.
+    #[arg(long, value_delimiter = ',', default_value = "512,256")]
+    pub hidden: Vec<usize>,
+    /// AdamW weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    pub weight_decay: f64,
+    /// DeepChess: dropout after the comparator's hidden layers while training.
+    #[arg(long, default_value_t = 0.0)]
+    pub dropout: f64,
+    /// DeepChess: also train on the colour-mirrored positions (doubles the data).
+    #[arg(long)]
+    pub mirror: bool,
+    /// cpu, cuda, or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Threads of libtorch on the CPU (0: its default).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Continue from the checkpoint in --run-dir.
+    #[arg(long)]
+    pub resume: bool,
+    /// Start from the weights of this net file (DeepChess: no autoencoder pretraining).
+    #[arg(long)]
+    pub init: Option<std::path::PathBuf>,
+    /// DeepChess: also train on sibling pairs, the two children of each triplet of this Deep
+    /// Pink data set (`deepred dataset deeppink --datagen ...`): after the search's best move
+    /// and after a random other move.
+    #[arg(long)]
+    pub siblings: Option<std::path::PathBuf>,
+    /// Sibling pairs per epoch (0: one per train triplet).
+    #[arg(long, default_value_t = 0)]
+    pub sibling_pairs: usize,
+    /// Free text stored as the net's `games` metadata.
+    #[arg(long, default_value = "")]
+    pub games_note: String,
+    /// No progress bars or per-epoch lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub struct DatasetArgs {
+    #[arg(value_enum)]
+    pub kind: NetKind,
+    /// PGN files.
+    #[arg(long, num_args = 1.., required_unless_present = "datagen", conflicts_with = "datagen")]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// `deepred datagen` files instead of PGN: Deep Pink triplets after the search's best move
+    /// and a random other move (also DeepChess's sibling pairs), or DeepChess positions of
+    /// decisive games.
+    #[arg(long, num_args = 1..)]
+    pub datagen: Vec<std::path::PathBuf>,
+    /// Share of the datagen records used.
+    #[arg(long, default_value_t = 1.0)]
+    pub sample: f64,
+    /// Output file.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Share of the games put in the validation split (datagen: of the blocks of 256 records).
+    #[arg(long, default_value_t = 0.1)]
+    pub val_fraction: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Deep Pink triplets per game at most.
+    #[arg(long, default_value_t = 20)]
+    pub per_game: usize,
+    /// Deep Pink from datagen: keep only the triplets whose children q and r have the same
+    /// SEE-resolved material (the sibling pairs the comparator search asks DeepChess about).
+    #[arg(long, requires = "datagen")]
+    pub equal_material: bool,
+}
+
+#[derive(clap::Args)]
+pub struct TrainLearnedArgs {
+    /// `deepred datagen` files.
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<std::path::PathBuf>,
+    /// The net file to write (rewritten after every epoch).
+    #[arg(long, default_value = "nets/learned.safetensors")]
+    pub out: std::path::PathBuf,
+    /// Hidden units of each view's accumulator.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub batch: usize,
+    /// Learning rate (Adam).
+    #[arg(long, default_value_t = 0.002)]
+    pub lr: f32,
+    /// Factor applied to the learning rate after every epoch.
+    #[arg(long, default_value_t = 0.92)]
+    pub lr_decay: f32,
+    /// Weight of the game result in the target (the rest: the sigmoid of the search score).
+    /// 0 by default: with results of Deep Red's own 5,000-node games the net played far worse
+    /// (BENCHMARKS.md, "A learned evaluation").
+    #[arg(long, default_value_t = 0.0)]
+    pub wdl: f32,
+    /// Share of the positions kept out to measure the loss on.
+    #[arg(long, default_value_t = 0.05)]
+    pub val_fraction: f64,
+    /// Threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Free text stored as the net's `generation` metadata.
+    #[arg(long, default_value = "1")]
+    pub generation: String,
+    /// Write each epoch's losses here (CSV).
+    #[arg(long)]
+    pub csv: Option<std::path::PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum NnCmd {
+    /// DeepChess pair accuracy or Deep Pink triplet accuracy on PGN games, and speed.
+    Accuracy(AccuracyArgs),
+    /// Write a net as a TorchScript module that EvalFile accepts (needs --features torch).
+    ExportTorchscript(ExportTorchscriptArgs),
+    /// Write a randomly initialised net (for trying the engine before trained nets exist).
+    RandomNet(RandomNetArgs),
+    /// Time one dense layer of the nets with each kernel (AVX2 and portable), in microseconds.
+    KernelBench(KernelBenchArgs),
+    /// Fit a Deep Pink net's centipawn scale (`cp_scale`) against the pst evaluation on the
+    /// positions p of a Deep Pink data set, and write it into the net file (what `deepred
+    /// train` does after each epoch; for nets trained by scripts/train_gpu.py).
+    Calibrate(CalibrateArgs),
+    /// Write the element-wise (weighted) mean of nets of one kind and architecture, e.g.
+    /// several fine-tunes of one parent ("model soup"); measure it with `nn accuracy`.
+    Average(AverageArgs),
+}
+
+#[derive(clap::Args)]
+pub struct AverageArgs {
+    /// The nets (at least two).
+    #[arg(required = true, num_args = 2..)]
+    pub nets: Vec<std::path::PathBuf>,
+    /// The averaged net.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// One positive weight a net, comma-separated (default: equal).
+    #[arg(long, value_delimiter = ',')]
+    pub weights: Option<Vec<f64>>,
+    /// What the averaged nets learned from, for the net file's `games` metadata (default: the
+    /// nets' own notes, joined).
+    #[arg(long)]
+    pub games_note: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct CalibrateArgs {
+    /// The Deep Pink net; its metadata `cp_scale` is rewritten in place.
+    #[arg(long)]
+    pub net: std::path::PathBuf,
+    /// A Deep Pink data set (`deepred dataset deeppink`); its validation split is used.
+    #[arg(long)]
+    pub dataset: std::path::PathBuf,
+    /// Positions used at most.
+    #[arg(long, default_value_t = 20_000)]
+    pub samples: usize,
+}
+
+#[derive(clap::Args)]
+pub struct AccuracyArgs {
+    /// Net file (its kind is read from the file).
+    #[arg(long)]
+    pub net: std::path::PathBuf,
+    #[arg(long, num_args = 1.., required_unless_present = "dataset", conflicts_with = "dataset")]
+    pub pgn: Vec<std::path::PathBuf>,
+    /// A `deepred dataset` file instead of PGN games (its split byte chooses the records):
+    /// DeepChess positions give cross-game pairs; Deep Pink triplets give triplets, or for a
+    /// DeepChess net sibling pairs (the two children of each triplet).
+    #[arg(long)]
+    pub dataset: Option<std::path::PathBuf>,
+    /// Pairs (DeepChess) or triplets (Deep Pink) scored.
+    #[arg(long, default_value_t = 10_000)]
+    pub samples: usize,
+    /// Seed of the sampling and of the split (as in `deepred dataset`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Which games: all, or the train or validation split of `deepred dataset` with the same
+    /// files, seed and --val-fraction.
+    #[arg(long, value_enum, default_value = "all")]
+    pub split: SplitArg,
+    #[arg(long, default_value_t = 0.1)]
+    pub val_fraction: f64,
+    #[arg(long, default_value_t = 20)]
+    pub per_game: usize,
+    /// Score only the games of files whose path contains this text (e.g. data/generated);
+    /// the split still numbers the games of every --pgn file, as `deepred dataset` did.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// DeepChess cross-game pairs are also scored as the comparator search decides them:
+    /// by material when their SEE-resolved balances differ by at least this many centipawns
+    /// (`ComparatorMaterialMargin`), else by the net.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i32).range(1..=2000))]
+    pub material_margin: i32,
+}
+
+#[derive(clap::Args)]
+pub struct ExportTorchscriptArgs {
+    #[arg(long)]
+    pub net: std::path::PathBuf,
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct RandomNetArgs {
+    #[arg(value_enum)]
+    pub kind: NetKind,
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(clap::Args)]
+pub struct KernelBenchArgs {
+    /// Inputs of the layer.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub inputs: u64,
+    /// Outputs of the layer.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub outputs: u64,
+    /// CPU seconds per measurement.
+    #[arg(long, default_value_t = 0.5)]
+    pub seconds: f64,
+}
