@@ -12,33 +12,14 @@
 #
 # Stockfish prints "Nodes/second    : N" (to stderr); Deep Red's bench prints a
 # last line "<N> nodes <M> nps". Benchmarks are sensitive to machine load.
+# Not -e: a failing bench is reported below with its output.
 set -uo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEEPRED="${DEEPRED:-target/release/deepred}"
-case "$DEEPRED" in
-    /*) ;;
-    *) if [ -e "$PWD/$DEEPRED" ]; then DEEPRED="$PWD/$DEEPRED"; else DEEPRED="$ROOT/$DEEPRED"; fi ;;
-esac
-if [ -z "${STOCKFISH:-}" ]; then
-    STOCKFISH="$(command -v stockfish || true)"
-    [ -n "$STOCKFISH" ] || STOCKFISH=/usr/games/stockfish
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_deepred
+need_engine STOCKFISH stockfish stockfish
 SF_BENCH="${SF_BENCH:-16 1 13}"
 DEEPRED_BENCH="${DEEPRED_BENCH:-}"
 RUNS="${RUNS:-1}"
-
-fail=0
-if [ ! -x "$STOCKFISH" ]; then
-    echo "error: stockfish not found at '$STOCKFISH' (apt-get install stockfish, or set STOCKFISH=...)" >&2
-    fail=1
-fi
-if [ ! -x "$DEEPRED" ]; then
-    echo "error: Deep Red binary not found at '$DEEPRED'." >&2
-    echo "       Build it first: (cd $ROOT && cargo build --release), or set DEEPRED=..." >&2
-    fail=1
-fi
-[ "$fail" = 0 ] || exit 1
 
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)  (cores: $(nproc))"
 

@@ -12,31 +12,31 @@
 #   DR_NODES     Deep Red's nodes per move                                  [50000]
 #   SF_NODES     Stockfish's nodes per move                                 [1000]
 #   MIN_GAMES    ExperienceMinGames                                         [10]
+#   EVALUATOR    Deep Red's evaluator (the runs in BENCHMARKS.md used pst)  [learned]
 #   OUT          work directory (stores, PGNs, logs)                        [/tmp/deepred-experience-match]
 #   DEEPRED, STOCKFISH  binaries                     [target/release/deepred, stockfish]
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-. "$ROOT/scripts/lib.sh"
-DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
-STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_deepred
+need_engine STOCKFISH stockfish stockfish
 OPENINGS="${OPENINGS:-100}"
 GAMES="${GAMES:-$((2 * OPENINGS))}"
 LEARN_GAMES="${LEARN_GAMES:-2000}"
 DR_NODES="${DR_NODES:-50000}"
 SF_NODES="${SF_NODES:-1000}"
 MIN_GAMES="${MIN_GAMES:-10}"
+EVALUATOR="${EVALUATOR:-learned}"
 OUT="${OUT:-/tmp/deepred-experience-match}"
-BOOK="$ROOT/../shared/data/books/noob_3moves.epd"
+BOOK="$SHARED/books/noob_3moves.epd"
 need_shared "$BOOK"
-need_shared "$ROOT/../shared/data/pgn/games"
-[ -x "$STOCKFISH" ] || { echo "error: stockfish not found (apt-get install stockfish)" >&2; exit 1; }
+need_shared "$SHARED/pgn/games"
 mkdir -p "$OUT"
 lines=$(wc -l < "$BOOK")
 awk -v step=$(( lines / OPENINGS )) -v n="$OPENINGS" 'NR % step == 1 && c < n { print; c++ }' "$BOOK" > "$OUT/openings.epd"
 
 play() { # $1 = label, $2 = store
   "$DEEPRED" match --opponent "$STOCKFISH" --opponent-option Hash=16 --opponent-nodes "$SF_NODES" \
-    --nodes "$DR_NODES" --engine-option ExperienceBook=true --engine-option "ExperienceFile=$2" \
+    --nodes "$DR_NODES" --engine-option "Evaluator=$EVALUATOR" --engine-option ExperienceBook=true --engine-option "ExperienceFile=$2" \
     --engine-option "ExperienceMinGames=$MIN_GAMES" --engine-option Learning=false \
     --book "$OUT/openings.epd" --games "$GAMES" --concurrency 2 --seed 7 \
     --pgn "$OUT/$1.pgn" --quiet > "$OUT/$1.txt"
@@ -45,8 +45,8 @@ play() { # $1 = label, $2 = store
 
 rm -f "$OUT"/*.pgn "$OUT"/empty.sqlite* "$OUT"/learned.sqlite*
 play empty "$OUT/empty.sqlite"
-"$DEEPRED" import "$ROOT"/../shared/data/pgn/games/*.pgn --db "$OUT/learned.sqlite" | tail -1
-"$DEEPRED" selfplay --games "$LEARN_GAMES" --nodes 5000 --nodes-jitter 50 --book "$OUT/openings.epd" \
+"$DEEPRED" import "$SHARED"/pgn/games/*.pgn --db "$OUT/learned.sqlite" | tail -1
+"$DEEPRED" selfplay --evaluator "$EVALUATOR" --games "$LEARN_GAMES" --nodes 5000 --nodes-jitter 50 --book "$OUT/openings.epd" \
   --concurrency 2 --seed 11 --db "$OUT/learned.sqlite" | tail -1
 "$DEEPRED" experience stats --db "$OUT/learned.sqlite" | sed -n 2p
 play learned "$OUT/learned.sqlite"

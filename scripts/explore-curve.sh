@@ -13,8 +13,8 @@
 #   OUT     work directory                                          [/tmp/deepred-explore-curve]
 # Writes $OUT/curve.csv (curve-plot's columns) and $OUT/curve.png.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_deepred
 STEPS="${STEPS:-1000 10000 100000}"
 GAMES="${GAMES:-2000}"
 EPSILON="${EPSILON:-0}"

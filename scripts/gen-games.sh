@@ -18,9 +18,8 @@
 #                                          DEEPRED=target/release/deepred)
 # BOOK may be any EPD file, e.g. positions of Deep Red's own games from scripts/book-from-games.py.
 set -euo pipefail
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$REPO_ROOT"
-. scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
 GAMES="${GAMES:-20000}"
 OUT="${OUT:-data/generated}"
 NODES="${NODES:-600}"
@@ -29,12 +28,12 @@ RESIGN_CP="${RESIGN_CP:-}"
 CONCURRENCY="${CONCURRENCY:-2}"
 CHUNK="${CHUNK:-1000}"
 SEED="${SEED:-2}"
-STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
-BOOK="${BOOK:-../shared/data/books/noob_3moves.epd}"
-DEEPRED="${DEEPRED:-target/release/deepred}"
-[ -x "$STOCKFISH" ] || { echo "error: no stockfish at '$STOCKFISH' (apt-get install stockfish)" >&2; exit 1; }
+BOOK="${BOOK:-$SHARED/books/noob_3moves.epd}"
+need_engine STOCKFISH stockfish stockfish
 need_shared "$BOOK" "or set BOOK=..."
-[ -x "$DEEPRED" ] || cargo build --release
+# The default binary is built when it is missing.
+[ -n "${DEEPRED:-}" ] || [ -x target/release/deepred ] || cargo build --release
+need_deepred
 mkdir -p "$OUT"
 chunks=$(( (GAMES + CHUNK - 1) / CHUNK ))
 for ((i = 0; i < chunks; i++)); do

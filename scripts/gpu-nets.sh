@@ -11,10 +11,12 @@
 #      per datagen run), OUT (data/gpu-out), WORK (/tmp/deepred-gpu).
 # Writes $OUT/deepchess.safetensors, $OUT/deeppink.safetensors (calibrated) and the logs.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-B="$(realpath "${DEEPRED:-target/release/deepred}")"
-BOOK="${BOOK:-../shared/data/books/noob_3moves.epd}"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT" || exit 1
+need_deepred
+B="$DEEPRED"
+BOOK="${BOOK:-$SHARED/books/noob_3moves.epd}"
+need_shared "$BOOK" "or set BOOK=..."
 DG="${DG:-240}"; TS="${TS:-140}"
 THREADS="${THREADS:-$(( ($(nproc) + 1) / 2 ))}"
 OUT="${OUT:-data/gpu-out}"; W="${WORK:-/tmp/deepred-gpu}"
@@ -25,7 +27,7 @@ case "$BOOK" in *.gz) gunzip -c "$BOOK" > "$W/book.epd" ;; *) cp "$BOOK" "$W/boo
 t0=$(date +%s)
 # 1. Self-play at 5,000 nodes, pst and the learned net, for DG seconds; a cut run keeps its
 #    whole records.
-(timeout "$DG" "$B" datagen --games 1000000 --nodes 5000 --book "$W/book.epd" --seed 21 --threads "$THREADS" --out "$W/pst.bin" > "$W/dg-pst.txt" 2>&1) &
+(timeout "$DG" "$B" datagen --games 1000000 --nodes 5000 --book "$W/book.epd" --seed 21 --threads "$THREADS" --evaluator pst --out "$W/pst.bin" > "$W/dg-pst.txt" 2>&1) &
 (timeout "$DG" "$B" datagen --games 1000000 --nodes 5000 --book "$W/book.epd" --seed 22 --threads "$THREADS" \
     --evaluator learned --eval-file nets/learned.safetensors --out "$W/learned.bin" > "$W/dg-learned.txt" 2>&1) &
 wait

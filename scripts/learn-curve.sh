@@ -18,26 +18,26 @@
 #   OUT        work directory                                             [/tmp/deepred-learn-curve]
 #   OPPONENT   the opponent's command instead of Stockfish, at OPP_NODES nodes [SF_NODES]
 #   TITLE      the picture's title                                        [Deep Red learning]
+#   EVALUATOR  Deep Red's evaluator (the runs in BENCHMARKS.md used pst)  [learned]
 # Writes $OUT/curve.csv and its picture $OUT/curve.png (deepred curve-plot): block, games learned before it, score, Elo and its 95% error bar, and
 # the coverage: the share of Deep Red's moves whose position the store knew before the block
 # (remembered by the search memory; remembered or in the move records).
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-. "$ROOT/scripts/lib.sh"
-DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
-STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_deepred
 OPENINGS="${OPENINGS:-20}"
 BLOCKS="${BLOCKS:-10}"
 DR_NODES="${DR_NODES:-20000}"
 SF_NODES="${SF_NODES:-1000}"
 SKIP="${SKIP:-1}"
+EVALUATOR="${EVALUATOR:-learned}"
 OUT="${OUT:-/tmp/deepred-learn-curve}"
 STORE="${STORE:-$OUT/learn.sqlite}"
-BOOK="$ROOT/../shared/data/books/noob_3moves.epd"
+BOOK="$SHARED/books/noob_3moves.epd"
 need_shared "$BOOK"
 mkdir -p "$OUT"
 if [ -z "${OPPONENT:-}" ]; then
-  [ -x "$STOCKFISH" ] || { echo "error: stockfish not found (apt-get install stockfish)" >&2; exit 1; }
+  need_engine STOCKFISH stockfish stockfish
   OPP=(--opponent "$STOCKFISH" --opponent-option Hash=16 --opponent-option Threads=1 --opponent-nodes "$SF_NODES")
 else
   OPP=(--opponent "$OPPONENT" --opponent-nodes "${OPP_NODES:-$SF_NODES}")
@@ -48,7 +48,7 @@ awk -v step=$(( lines / OPENINGS )) -v n="$OPENINGS" -v skip="$SKIP" \
 GAMES=$((2 * OPENINGS))
 
 play() { # $1 = label, $2 = Learning true/false
-  "$DEEPRED" match "${OPP[@]}" --nodes "$DR_NODES" \
+  "$DEEPRED" match "${OPP[@]}" --nodes "$DR_NODES" --engine-option "Evaluator=$EVALUATOR" \
     --engine-option "Learning=$2" --engine-option "ExperienceFile=$STORE" \
     $( [ "$2" = true ] && echo --learn --db "$STORE" ) \
     --book "$OUT/openings.epd" --games "$GAMES" --concurrency 1 --seed 7 \

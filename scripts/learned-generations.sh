@@ -15,7 +15,8 @@
 # (../shared/data/books/noob_3moves.epd), OUT (data/learned). Resumable: datagen goes on where
 # it stopped, and a generation whose net and match files exist is not redone.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
 GENS=${GENS:-2}
 GAMES=${GAMES:-20000}
 NODES=${NODES:-5000}
@@ -26,11 +27,14 @@ MATCH_GAMES=${MATCH_GAMES:-400}
 TC=${TC:-10+0.1}
 MATCH_NODES=${MATCH_NODES:-}
 CONCURRENCY=${CONCURRENCY:-1}
-BOOK=${BOOK:-../shared/data/books/noob_3moves.epd}
+BOOK=${BOOK:-$SHARED/books/noob_3moves.epd}
 OUT=${OUT:-data/learned}
-[ -e "$BOOK" ] || { echo "error: $BOOK not found (../shared/data beside the checkout, or BOOK=...)" >&2; exit 1; }
+need_shared "$BOOK" "or set BOOK=..."
+# Always the checkout's own binary, built here (DEEPRED is not read).
 cargo build --release --bin deepred >/dev/null
-BIN=$(realpath target/release/deepred)
+DEEPRED="$ROOT/target/release/deepred"
+need_deepred
+BIN="$DEEPRED"
 mkdir -p "$OUT"
 if [ -n "$MATCH_NODES" ]; then
   LIMIT=(--nodes "$MATCH_NODES") SUFFIX="-n$MATCH_NODES" CSV="$OUT/generations-n$MATCH_NODES.csv"

@@ -3,9 +3,7 @@
 # tests/data/README.md for each file, its source and licence). The tests themselves never read
 # ../shared. Usage: scripts/make-test-data.sh
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-. "$ROOT/scripts/lib.sh"
-SHARED="$ROOT/../shared/data"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_shared "$SHARED"
 OUT="$ROOT/tests/data"
 mkdir -p "$OUT/perft" "$OUT/pgn/robustness" "$OUT/pgn/games" "$OUT/books"

@@ -23,9 +23,7 @@
 # Each opening is played twice with colours swapped (-repeat); openings are
 # drawn in random order from the book.
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-. "$ROOT/scripts/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
     echo "usage: $0 <sunfish|sf2000|stockfish>" >&2
@@ -34,25 +32,13 @@ usage() {
 [ $# -ge 1 ] || usage
 OPP="$1"
 
-DEEPRED="${DEEPRED:-target/release/deepred}"
 GAMES="${GAMES:-200}"
 TC="${TC:-10+0.1}"
 CONCURRENCY="${CONCURRENCY:-1}"
 FASTCHESS="${FASTCHESS:-/work/tools/fastchess/fastchess}"
-BOOK="${BOOK:-$ROOT/../shared/data/books/noob_3moves.epd}"
+BOOK="${BOOK:-$SHARED/books/noob_3moves.epd}"
 PGNOUT="${PGNOUT:-/tmp/match-$OPP.pgn}"
 SUNFISH_CMD="${SUNFISH_CMD:-/work/tools/sunfish-uci.sh}"
-if [ -z "${STOCKFISH:-}" ]; then
-    STOCKFISH="$(command -v stockfish || true)"
-    [ -n "$STOCKFISH" ] || STOCKFISH=/usr/games/stockfish
-fi
-
-# A relative DEEPRED is taken from the current dir if it exists there,
-# otherwise relative to the repo root.
-case "$DEEPRED" in
-    /*) ;;
-    *) if [ -e "$PWD/$DEEPRED" ]; then DEEPRED="$PWD/$DEEPRED"; else DEEPRED="$ROOT/$DEEPRED"; fi ;;
-esac
 
 if [ ! -x "$FASTCHESS" ]; then
     cat >&2 <<EOF
@@ -64,10 +50,7 @@ or point FASTCHESS=/path/to/fastchess.
 EOF
     exit 1
 fi
-if [ ! -x "$DEEPRED" ]; then
-    echo "error: Deep Red binary '$DEEPRED' not found; run 'cargo build --release' or set DEEPRED=..." >&2
-    exit 1
-fi
+need_deepred
 need_shared "$BOOK" "or set BOOK=..."
 
 case "$OPP" in
@@ -75,13 +58,13 @@ case "$OPP" in
         OPP_ARGS=(-engine "cmd=$SUNFISH_CMD" name=sunfish)
         ;;
     sf2000)
-        [ -x "$STOCKFISH" ] || { echo "error: stockfish not found ('$STOCKFISH'); apt-get install stockfish or set STOCKFISH=" >&2; exit 1; }
+        need_engine STOCKFISH stockfish stockfish
         OPP_ARGS=(-engine "cmd=$STOCKFISH" name=sf2000
                   option.UCI_LimitStrength=true option.UCI_Elo=2000
                   option.Threads=1 option.Hash=16 "option.Move Overhead=100")
         ;;
     stockfish)
-        [ -x "$STOCKFISH" ] || { echo "error: stockfish not found ('$STOCKFISH'); apt-get install stockfish or set STOCKFISH=" >&2; exit 1; }
+        need_engine STOCKFISH stockfish stockfish
         OPP_ARGS=(-engine "cmd=$STOCKFISH" name=stockfish option.Threads=1 option.Hash=16 "option.Move Overhead=100")
         ;;
     *) usage ;;

@@ -10,12 +10,17 @@
 # a free local port, and stopped at the end) and ../shared/data/pgn/games. BIN picks the binary
 # (default target/release/deepred, built first).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
 OUT=${1:-benchmarks/store-backends.csv}
-BIN=${BIN:-target/release/deepred}
-GAMES=${GAMES:-../shared/data/pgn/games}
-[ "$BIN" = target/release/deepred ] && cargo build --release --bin deepred >/dev/null
-BIN=$(realpath "$BIN")
+GAMES=${GAMES:-$SHARED/pgn/games}
+need_shared "$GAMES" "or set GAMES=..."
+# BIN (not DEEPRED) picks the binary; the default one is built first.
+if [ -z "${BIN:-}" ] || [ "$BIN" = target/release/deepred ]; then
+    cargo build --release --bin deepred >/dev/null
+fi
+need_deepred BIN
+BIN="$DEEPRED"
 
 PGBIN=$(dirname "$(realpath "$(command -v initdb || ls /usr/lib/postgresql/*/bin/initdb | tail -1)")")
 WORK=$(mktemp -d /tmp/deepred-store-bench.XXXXXX)

@@ -19,24 +19,21 @@
 #   OUT          folder for PGNs and summaries   [/tmp/strength]
 #   SEED         opening order                   [1]
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 MODE="${1:-}"
 LIST="${2:-}"
 [ -n "$MODE" ] && [ -n "$LIST" ] || { sed -n '2,9p' "$0" >&2; exit 2; }
 
-DEEPRED="${DEEPRED:-$ROOT/target/release/deepred}"
-STOCKFISH="${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}"
 GAMES="${GAMES:-100}"
 TC="${TC:-5+0.05}"
 CONCURRENCY="${CONCURRENCY:-2}"
-BOOK="${BOOK:-$ROOT/../shared/data/books/noob_3moves.epd}"
+BOOK="${BOOK:-$SHARED/books/noob_3moves.epd}"
 OUT="${OUT:-/tmp/strength}"
 SEED="${SEED:-1}"
 
-[ -f "$BOOK" ] || { echo "error: opening book $BOOK not found (../shared/data is needed; set BOOK)" >&2; exit 1; }
-[ -x "$DEEPRED" ] || { echo "error: $DEEPRED not found (cargo build --release)" >&2; exit 1; }
-[ -x "$STOCKFISH" ] || { echo "error: Stockfish not found (apt-get install stockfish, or set STOCKFISH)" >&2; exit 1; }
+need_shared "$BOOK" "or set BOOK=..."
+need_deepred
+need_engine STOCKFISH stockfish stockfish
 mkdir -p "$OUT"
 
 run() { # name, deepred options...

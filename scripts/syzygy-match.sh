@@ -14,20 +14,19 @@
 #   SEED         opening order                     [7]
 #   OUT          folder of the PGN                 [/tmp/deepred-syzygy-match]
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEEPRED="$(realpath "${DEEPRED:-$ROOT/target/release/deepred}")"
-SYZYGY="${SYZYGY:-$ROOT/../shared/data/syzygy/regular}"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_deepred
+SYZYGY="${SYZYGY:-$SHARED/syzygy/regular}"
 GAMES="${GAMES:-200}"
 TC="${TC:-10+0.1}"
 CONCURRENCY="${CONCURRENCY:-2}"
 BOOK="${BOOK:-$ROOT/bench-positions/endgames.epd}"
 SEED="${SEED:-7}"
 OUT="${OUT:-/tmp/deepred-syzygy-match}"
-[ -x "$DEEPRED" ] || { echo "error: '$DEEPRED' not found; run 'cargo build --release'" >&2; exit 1; }
 [ -f "$BOOK" ] || { echo "error: openings '$BOOK' not found; run scripts/endgame-openings.py" >&2; exit 1; }
 IFS=: read -r -a dirs <<< "$SYZYGY"
 for d in "${dirs[@]}"; do
-  [ -d "$d" ] || { echo "error: Syzygy directory '$d' not found; set SYZYGY=" >&2; exit 1; }
+  need_shared "$d" "or set SYZYGY=..."
 done
 mkdir -p "$OUT"
 echo "Deep Red with SyzygyPath=$SYZYGY against Deep Red without: $GAMES games at $TC from $BOOK"

@@ -4,8 +4,8 @@
 # and the built binaries find its shared libraries through LD_LIBRARY_PATH.
 # Run scripts/torch-venv.sh first.
 set -euo pipefail
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$REPO_ROOT/.venv-torch"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VENV="$TORCH_VENV"
 [ -x "$VENV/bin/python" ] || { echo "echo 'error: no $VENV; run scripts/torch-venv.sh' >&2; false"; exit 1; }
 TORCH_LIB="$("$VENV/bin/python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)"
 echo "export LIBTORCH_USE_PYTORCH=1"

@@ -5,25 +5,8 @@
 # Usage: scripts/torch-venv.sh
 #   then: source <(scripts/torch-env.sh)   or   export the variables it prints.
 set -euo pipefail
-
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TORCH_VERSION="2.13.0"
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$REPO_ROOT/.venv-torch"
-PY="$VENV/bin/python"
-
-have_torch() {
-    [ -x "$PY" ] && "$PY" -c "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] == '$TORCH_VERSION' else 1)" >/dev/null 2>&1
-}
-
-if have_torch; then
-    echo "torch $TORCH_VERSION already present in $VENV" >&2
-else
-    if [ ! -x "$PY" ]; then
-        echo "creating venv $VENV" >&2
-        python3 -m venv "$VENV"
-    fi
-    echo "installing torch==$TORCH_VERSION into $VENV (large download)" >&2
-    "$PY" -m pip install --disable-pip-version-check --quiet "torch==$TORCH_VERSION"
-    have_torch || { echo "error: torch==$TORCH_VERSION still not importable from $PY" >&2; exit 1; }
-fi
-echo "$PY"
+venv_pip "$TORCH_VENV" "torch $TORCH_VERSION" "torch==$TORCH_VERSION" \
+    "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] == '$TORCH_VERSION' else 1)" \
+    " (large download)"

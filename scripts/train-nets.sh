@@ -7,11 +7,10 @@
 #                                      DEVICE=cpu THREADS=2 GAMES=20000 GAMES2=51000 WORK=data)
 # Needs scripts/torch-venv.sh once. Everything it writes except nets/*.safetensors stays out of git.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-. scripts/lib.sh
-need_shared ../shared/data/pgn/games
-need_shared ../shared/data/books/noob_3moves.epd
+need_shared "$SHARED/pgn/games"
+need_shared "$SHARED/books/noob_3moves.epd"
 WORK="${WORK:-data}"
 EPOCHS_DC="${EPOCHS_DC:-5}"
 AE_EPOCHS="${AE_EPOCHS:-1}"
