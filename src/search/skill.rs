@@ -4,8 +4,11 @@
 //! random bad move; the cap varies by up to 10% from move to move so that games vary.
 //!
 //! The cap comes from matches of a node-limited Deep Red against Stockfish 15.1's own `UCI_Elo`
-//! levels (BENCHMARKS.md, "Strength limiting"): the strengths measured at three node counts,
+//! levels (BENCHMARKS.md, "Strength limiting"): the strengths measured at a few node counts,
 //! joined by straight lines in log2(nodes), extended beyond them by the end segments' slopes.
+//! An evaluator plays at its own strength per node, so each calibrated evaluator has its own
+//! measurements ([`Calibration`]): the learned net (the default) and pst. The others use pst's,
+//! uncalibrated.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,9 +20,41 @@ pub const MAX_LEVEL: f64 = 20.0;
 pub const ELO_MIN: i64 = 1350;
 pub const ELO_MAX: i64 = 2300;
 
-/// (log2 of the nodes a move, Elo measured on Stockfish 15.1's scale), by rising nodes: 250,
-/// 8,000 and 256,000 nodes, 100 games each at 5+0.05.
-const MEASURED: [(f64, f64); 3] = [(7.966, 1369.0), (12.966, 1845.0), (17.966, 2121.0)];
+/// The strength of one evaluator by nodes a move: (log2 of the nodes, Elo measured on Stockfish
+/// 15.1's scale) by rising nodes, 100 games each at 5+0.05 (Stockfish's clock; Deep Red at
+/// fixed nodes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    /// The evaluator measured.
+    pub evaluator: &'static str,
+    points: &'static [(f64, f64)],
+}
+
+/// pst: 250, 8,000 and 256,000 nodes (2026-11-23).
+pub const PST: Calibration = Calibration {
+    evaluator: "pst",
+    points: &[(7.966, 1369.0), (12.966, 1845.0), (17.966, 2121.0)],
+};
+
+/// The learned net, generation 3 (2026-11-25): measured at 100, 800, 16,000 and 200,000 nodes
+/// (1430, 1681, 1842 and 2219, each within about ±75), which a straight line in log2(nodes)
+/// fits at 67.5 Elo a doubling; the line is kept (its points at 100 and 200,000 nodes), not
+/// the noisier steps between the measurements.
+pub const LEARNED: Calibration = Calibration {
+    evaluator: "learned",
+    points: &[(6.644, 1434.0), (17.610, 2174.0)],
+};
+
+impl Calibration {
+    /// The measurements of the evaluator called `name` (pst's for an uncalibrated one).
+    pub fn of(name: &str) -> Calibration {
+        if name == LEARNED.evaluator {
+            LEARNED
+        } else {
+            PST
+        }
+    }
+}
 /// The cap varies by up to this share either way from move to move.
 const JITTER: f64 = 0.1;
 
@@ -30,36 +65,41 @@ pub struct Skill {
     pub elo: f64,
     /// Seed of the move's cap jitter (the engine takes a fresh one per move).
     pub seed: u64,
+    /// The evaluator's measurements the cap is read from.
+    pub calibration: Calibration,
 }
 
 impl Skill {
     /// The skill of `Skill Level` `level` (0..20, fractions allowed), `None` at full strength:
     /// the levels spread `ELO_MIN..ELO_MAX` evenly.
-    pub fn from_level(level: f64, seed: u64) -> Option<Skill> {
+    pub fn from_level(level: f64, seed: u64, calibration: Calibration) -> Option<Skill> {
         (level < MAX_LEVEL).then(|| {
             let share = level.clamp(0.0, MAX_LEVEL) / MAX_LEVEL;
             Skill {
                 elo: ELO_MIN as f64 + share * (ELO_MAX - ELO_MIN) as f64,
                 seed,
+                calibration,
             }
         })
     }
 
     /// The skill that plays about `elo` (clamped to `ELO_MIN..=ELO_MAX`) on Stockfish 15.1's
     /// `UCI_Elo` scale.
-    pub fn from_elo(elo: i64, seed: u64) -> Option<Skill> {
+    pub fn from_elo(elo: i64, seed: u64, calibration: Calibration) -> Option<Skill> {
         Some(Skill {
             elo: elo.clamp(ELO_MIN, ELO_MAX) as f64,
             seed,
+            calibration,
         })
     }
 
     /// Nodes this move may search at most.
     pub fn node_cap(&self) -> u64 {
-        let segment = MEASURED
+        let points = self.calibration.points;
+        let segment = points
             .windows(2)
             .find(|w| self.elo <= w[1].1)
-            .unwrap_or(&MEASURED[MEASURED.len() - 2..]);
+            .unwrap_or(&points[points.len() - 2..]);
         let ((x0, y0), (x1, y1)) = (segment[0], segment[1]);
         let log2_nodes = x0 + (self.elo - y0) * (x1 - x0) / (y1 - y0);
         let jitter = StdRng::seed_from_u64(self.seed).random_range(-JITTER..=JITTER);
@@ -73,15 +113,17 @@ mod tests {
 
     #[test]
     fn levels_and_elo() {
-        assert!(Skill::from_level(20.0, 1).is_none());
-        assert_eq!(Skill::from_level(0.0, 1).unwrap().elo, ELO_MIN as f64);
+        assert!(Skill::from_level(20.0, 1, PST).is_none());
+        assert_eq!(Skill::from_level(0.0, 1, PST).unwrap().elo, ELO_MIN as f64);
         assert_eq!(
-            Skill::from_elo(ELO_MAX + 500, 1),
-            Skill::from_elo(ELO_MAX, 1)
+            Skill::from_elo(ELO_MAX + 500, 1, PST),
+            Skill::from_elo(ELO_MAX, 1, PST)
         );
-        assert_eq!(Skill::from_elo(0, 1), Skill::from_elo(ELO_MIN, 1));
+        assert_eq!(Skill::from_elo(0, 1, PST), Skill::from_elo(ELO_MIN, 1, PST));
+        assert_eq!(Calibration::of("learned"), LEARNED);
+        assert_eq!(Calibration::of("deeppink"), PST);
         // The measured points, and the end segments extended.
-        let cap = |elo: i64, seed| Skill::from_elo(elo, seed).unwrap().node_cap();
+        let cap = |elo: i64, seed| Skill::from_elo(elo, seed, PST).unwrap().node_cap();
         for seed in 0..200 {
             assert!(
                 (225..=275).contains(&cap(1369, seed)),
@@ -100,7 +142,29 @@ mod tests {
         // The cap varies between moves, but not between two searches of one move.
         assert_ne!(cap(1800, 1), cap(1800, 2));
         assert_eq!(cap(1800, 7), cap(1800, 7));
-        let level = |l: f64| Skill::from_level(l, 3).unwrap().node_cap();
+        let level = |l: f64| Skill::from_level(l, 3, PST).unwrap().node_cap();
         assert!(level(0.0) < level(10.0) && level(10.0) < level(19.0));
+        // The learned net's line, rising in both nodes and strength: its points, and beyond
+        // them the same slope (1800 at about 4,300 nodes, 2300 at about 730,000).
+        assert!(
+            LEARNED
+                .points
+                .windows(2)
+                .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1)
+        );
+        let learned = |elo: i64| Skill::from_elo(elo, 9, LEARNED).unwrap().node_cap() as f64;
+        for &(log2, elo) in LEARNED.points {
+            assert!((learned(elo as i64).log2() - log2).abs() < 0.2, "{elo}");
+        }
+        assert!(
+            (3_800.0..=4_800.0).contains(&learned(1800)),
+            "{}",
+            learned(1800)
+        );
+        assert!(
+            (650_000.0..=810_000.0).contains(&learned(2300)),
+            "{}",
+            learned(2300)
+        );
     }
 }

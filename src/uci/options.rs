@@ -128,10 +128,11 @@ pub struct Applied {
 impl Options {
     /// The strength to play at, if below full (`seed` draws the move among the lines).
     pub fn skill(&self, seed: u64) -> Option<Skill> {
+        let calibration = skill::Calibration::of(self.evaluator_kind.name());
         if self.limit_strength {
-            Skill::from_elo(self.uci_elo, seed)
+            Skill::from_elo(self.uci_elo, seed, calibration)
         } else {
-            Skill::from_level(self.skill_level as f64, seed)
+            Skill::from_level(self.skill_level as f64, seed, calibration)
         }
     }
 

@@ -149,7 +149,8 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
                 ^ hash_of(&self.pos);
-            params.skill = Skill::from_elo(elo, seed);
+            let calibration = crate::search::skill::Calibration::of(self.opts.evaluator.name());
+            params.skill = Skill::from_elo(elo, seed, calibration);
         }
         if let Some(m) = &self.memory {
             params.root_bias = root_bias_in(
