@@ -170,7 +170,10 @@ fn the_link_check_catches_dead_links() {
     assert_eq!(dead.len(), 2, "{dead:?}");
     assert!(dead[0].starts_with("c.md: no file"), "{dead:?}");
     assert_eq!(dead[1], "b.md#nothing: no heading #nothing");
-    assert_eq!(slug("A learned evaluation (`Evaluator=learned`)"), "a-learned-evaluation-evaluatorlearned");
+    assert_eq!(
+        slug("A learned evaluation (`Evaluator=learned`)"),
+        "a-learned-evaluation-evaluatorlearned"
+    );
 }
 
 #[test]
@@ -178,7 +181,11 @@ fn the_readme_is_a_way_in() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let lines = readme.lines().count();
     assert!(lines <= 200, "README.md has {lines} lines");
-    for needed in ["cargo run --release", "cargo test --release", "## Strength today"] {
+    for needed in [
+        "cargo run --release",
+        "cargo test --release",
+        "## Strength today",
+    ] {
         assert!(readme.contains(needed), "README.md lacks {needed}");
     }
 }

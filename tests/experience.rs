@@ -562,9 +562,22 @@ fn a_version_1_store_is_migrated_with_its_rows_and_ids() {
             |r| r.get(0),
         )
         .unwrap();
-    // Migrated step by step to the newest version: 2 (WITHOUT ROWID), 3 (search memory) and 4
-    // (games' moves: unknown for the games learned before, kept for those learned since).
-    assert_eq!(version, "4");
+    // Migrated step by step to the newest version: 2 (WITHOUT ROWID), 3 (search memory), 4
+    // (games' moves: unknown for the games learned before, kept for those learned since) and 5
+    // (games' evaluations, the memory rows' write numbers).
+    assert_eq!(version, "5");
+    for (table, column) in [("games", "evals"), ("search_memory", "seq")] {
+        let n: i64 = c
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM pragma_table_info('{table}') WHERE name = '{column}'"
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1, "{table}.{column}");
+    }
     let (without, with): (i64, i64) = c
         .query_row(
             "SELECT count(*) FILTER (WHERE moves IS NULL), count(*) FILTER (WHERE moves IS NOT NULL) FROM games",

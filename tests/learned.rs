@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use deepred::chess::bullet::{ChessBoard, best_move, read_file};
 use deepred::chess::score::TB_WIN_BOUND;
 use deepred::nn::value::{ValueAccumulators, ValueNet};
-use deepred::train::value::{ValueParams, ValueTrainOptions, train_value};
+use deepred::train::value::{ValueParams, ValueTrainOptions, read_records, train_value};
 use shakmaty::{Bitboard, Board, Chess, Color, Piece, Position, Role, Square};
 
 mod common;
@@ -539,7 +539,6 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     datagen(&data, 6, 2);
     let out = dir.join("learned.safetensors");
     let opts = ValueTrainOptions {
-        files: vec![data.clone()],
         hidden: 32,
         epochs: 4,
         batch: 64,
@@ -551,8 +550,14 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
         seed: 3,
         out: out.clone(),
         generation: "test".to_string(),
+        meta: vec![("parent".to_string(), "none".to_string())],
     };
-    let log = train_value(&opts, |_, _| {}).unwrap();
+    let log = train_value(
+        &opts,
+        read_records(std::slice::from_ref(&data)).unwrap(),
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(log.len(), 4);
     assert!(
         log[3].train_loss < log[0].train_loss * 0.9,
@@ -566,6 +571,8 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
         "{}",
         net.description
     );
+    let file = deepred::nn::net::NetFile::load(&out, None).unwrap();
+    assert_eq!(file.meta["parent"], "none");
     // Through UCI: a search with the net.
     let mut e = common::Uci::start();
     e.send(&format!("setoption name EvalFile value {}", out.display()));
@@ -578,16 +585,10 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     // Bad files: no data, a Deep Pink net given as the learned net, weights out of range.
     let empty = dir.join("empty.bin");
     std::fs::write(&empty, b"").unwrap();
-    let err = train_value(
-        &ValueTrainOptions {
-            files: vec![empty],
-            ..opts.clone()
-        },
-        |_, _| {},
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let err = train_value(&opts, read_records(&[empty]).unwrap(), |_, _| {})
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("no training positions"), "{err}");
     let pink = dir.join("pink.safetensors");
     deepred::nn::random::write(&pink, deepred::nn::net::Kind::DeepPink, 1).unwrap();

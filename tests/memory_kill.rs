@@ -42,6 +42,7 @@ fn game(i: u64) -> GameRecord {
         result: GameResult::WhiteWins,
         start: Chess::default(),
         moves,
+        evals: Vec::new(),
     }
 }
 

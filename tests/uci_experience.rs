@@ -371,6 +371,7 @@ fn a_significantly_bad_record_keeps_the_move_out() {
                     result: deepred::chess::rules::GameResult::BlackWins,
                     start: Chess::default(),
                     moves,
+                    evals: Vec::new(),
                 };
                 store.learn_game(game).unwrap();
             }

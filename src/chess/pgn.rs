@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::ops::ControlFlow;
 
-use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
+use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
@@ -33,6 +33,9 @@ pub struct PgnGame {
     pub moves: Vec<Move>,
     /// From the `Result` tag, else from the movetext's result token.
     pub result: Option<GameResult>,
+    /// Per move, the evaluation its comment carries ([`comment_eval`]): (centipawns for the
+    /// side that played it, depth, 0 if not given).
+    pub evals: Vec<Option<(i32, u8)>>,
 }
 
 impl PgnGame {
@@ -188,6 +191,7 @@ impl Visitor for GameVisitor {
                 chess960,
                 moves: Vec::new(),
                 result,
+                evals: Vec::new(),
             },
             error: None,
             outcome: None,
@@ -201,6 +205,7 @@ impl Visitor for GameVisitor {
         match san_plus.san.to_move(&mt.pos) {
             Ok(m) => {
                 mt.game.moves.push(m);
+                mt.game.evals.push(None);
                 mt.pos.play_unchecked(m);
             }
             Err(e) => {
@@ -211,6 +216,21 @@ impl Visitor for GameVisitor {
                     reason: format!("illegal or ambiguous move: {e}"),
                 })
             }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn comment(
+        &mut self,
+        mt: &mut Self::Movetext,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        // The comment of the last move read: its mover is the side not to move now.
+        let mover = !mt.pos.turn();
+        if mt.error.is_none()
+            && let Some(slot @ None) = mt.game.evals.last_mut()
+        {
+            *slot = comment_eval(&String::from_utf8_lossy(comment.as_bytes()), mover);
         }
         ControlFlow::Continue(())
     }
@@ -233,6 +253,55 @@ impl Visitor for GameVisitor {
         }
         Ok(mt.game)
     }
+}
+
+/// The evaluation a move's comment carries, as (centipawns for `mover`, the side that played
+/// the move; depth, 0 if not given), or `None`:
+/// - `[%eval 0.35]`, `[%eval -1.2,22]`, `[%eval #3]`, `[%eval #-2]` (lichess: pawns or moves to
+///   mate, from White's side);
+/// - `+0.35/12 0.5s`, `-1.20/18`, `+M5/20` (cutechess, fastchess: the mover's score when it
+///   chose the move, in pawns or moves to mate, then the depth).
+///
+/// Mate in n moves for the mover scores `MATE - (2n - 1)` (the plies to mate), mated in n
+/// `-(MATE - 2n)`.
+pub fn comment_eval(text: &str, mover: Color) -> Option<(i32, u8)> {
+    use super::score::MATE;
+    // A score: pawns ("0.35", "-1.2") or moves to mate ("#3", "M5", "-M2"), from one side.
+    fn score(s: &str) -> Option<i32> {
+        let (sign, body) = match s.strip_prefix('-') {
+            Some(b) => (-1, b),
+            None => (1, s.strip_prefix('+').unwrap_or(s)),
+        };
+        if let Some(m) = body.strip_prefix('#').or_else(|| body.strip_prefix('M')) {
+            let (sign, m) = match m.strip_prefix('-') {
+                Some(m) => (-sign, m),
+                None => (sign, m),
+            };
+            let n: i32 = m.parse().ok().filter(|n| (1..=200).contains(n))?;
+            return Some(if sign > 0 {
+                MATE - (2 * n - 1)
+            } else {
+                -(MATE - 2 * n)
+            });
+        }
+        let pawns: f64 = body.parse().ok().filter(|p: &f64| p.is_finite())?;
+        Some(sign * (pawns * 100.0).round().clamp(-20_000.0, 20_000.0) as i32)
+    }
+    let text = text.trim();
+    if let Some(i) = text.find("[%eval ") {
+        let rest = &text[i + 7..];
+        let body = rest[..rest.find(']')?].trim();
+        let (value, depth) = match body.split_once(',') {
+            Some((v, d)) => (v.trim(), d.trim().parse::<u8>().unwrap_or(0)),
+            None => (body, 0),
+        };
+        let white = score(value)?;
+        return Some((if mover == Color::White { white } else { -white }, depth));
+    }
+    let first = text.split_whitespace().next()?;
+    let (value, depth) = first.split_once('/')?;
+    let depth: u8 = depth.parse().ok()?;
+    Some((score(value)?, depth))
 }
 
 /// Reads every game of `input`. Games that cannot be read are returned as errors in file order,
@@ -351,5 +420,40 @@ mod tests {
         assert!(d.starts_with("20"), "{d}");
         assert_eq!(&d[4..5], ".");
         assert_eq!(&d[7..8], ".");
+    }
+
+    #[test]
+    fn evaluations_are_read_from_comments() {
+        use crate::chess::score::MATE;
+        let w = Color::White;
+        let b = Color::Black;
+        assert_eq!(comment_eval("[%eval 0.35]", w), Some((35, 0)));
+        assert_eq!(comment_eval("[%eval 0.35]", b), Some((-35, 0)));
+        assert_eq!(
+            comment_eval(" [%clk 0:01:00] [%eval -1.2,22] ", w),
+            Some((-120, 22))
+        );
+        assert_eq!(comment_eval("[%eval #3]", w), Some((MATE - 5, 0)));
+        assert_eq!(comment_eval("[%eval #-2]", w), Some((-(MATE - 4), 0)));
+        assert_eq!(comment_eval("[%eval #-2]", b), Some((MATE - 4, 0)));
+        assert_eq!(comment_eval("+0.35/12 0.512s", b), Some((35, 12)));
+        assert_eq!(comment_eval("-1.20/18", w), Some((-120, 18)));
+        assert_eq!(comment_eval("+M5/20 0.1s", w), Some((MATE - 9, 20)));
+        assert_eq!(comment_eval("-M3/30", w), Some((-(MATE - 6), 30)));
+        for none in [
+            "book",
+            "",
+            "a fine move",
+            "[%clk 0:01:00]",
+            "+0.35",
+            "x/12",
+            "[%eval]",
+        ] {
+            assert_eq!(comment_eval(none, w), None, "{none}");
+        }
+        // Read with the moves, each comment to the move before it; variations skipped.
+        let pgn = "[Result \"*\"]\n\n1. e4 { +0.30/10 0.1s } e5 {book} (1... c5 {+9.99/1}) 2. Nf3 { [%eval -0.2] } *\n";
+        let g = read_games(pgn.as_bytes()).remove(0).unwrap();
+        assert_eq!(g.evals, vec![Some((30, 10)), None, Some((-20, 0))]);
     }
 }

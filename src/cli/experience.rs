@@ -79,6 +79,13 @@ pub struct ExportArgs {
     /// learned since schema version 4).
     #[arg(long)]
     pub pgn: Option<std::path::PathBuf>,
+    /// Write the training positions of the learned games here, as bulletformat records (the
+    /// format of the bullet trainer and `scripts/train_gpu.py`): the positions a search
+    /// evaluated, with its score, the game's result and the move (filters below).
+    #[arg(long)]
+    pub bullet: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub positions: crate::cli::PositionArgs,
     /// Games a move needs to enter the book.
     #[arg(long, default_value_t = 1)]
     pub min_games: u64,

@@ -133,9 +133,14 @@ pub struct DatasetArgs {
 
 #[derive(clap::Args)]
 pub struct TrainLearnedArgs {
-    /// `deepred datagen` files.
-    #[arg(long, required = true, num_args = 1..)]
+    /// `deepred datagen` files (bulletformat records).
+    #[arg(long, num_args = 1.., required_unless_present = "db", conflicts_with = "db")]
     pub data: Vec<std::path::PathBuf>,
+    /// Or the experience store: the positions of its games that a search evaluated.
+    #[arg(long)]
+    pub db: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub positions: PositionArgs,
     /// The net file to write (rewritten after every epoch).
     #[arg(long, default_value = "nets/learned.safetensors")]
     pub out: std::path::PathBuf,
@@ -171,6 +176,29 @@ pub struct TrainLearnedArgs {
     /// Write each epoch's losses here (CSV).
     #[arg(long)]
     pub csv: Option<std::path::PathBuf>,
+}
+
+/// Which positions of the store's games are trained on (`--db`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct PositionArgs {
+    /// Only the latest N games of the store.
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// The weight of a game by its source, SOURCE=W (repeatable): 0.5 takes such a game half
+    /// the time, 2 twice; sources: selfplay, learn, match, play, uci, a PGN file's name, or
+    /// import for every imported file.
+    #[arg(long = "source-weight", value_name = "SOURCE=W")]
+    pub source_weights: Vec<String>,
+    /// Positions of a game's first plies are left out.
+    #[arg(long, default_value_t = 8)]
+    pub skip_plies: usize,
+    /// Searches shallower than this are left out.
+    #[arg(long, default_value_t = 0)]
+    pub min_depth: u8,
+    /// Also the evaluations of other engines and of PGN annotations (by default only Deep
+    /// Red's own searches).
+    #[arg(long)]
+    pub other_evals: bool,
 }
 
 #[derive(Subcommand)]

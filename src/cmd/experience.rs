@@ -14,8 +14,8 @@ use shakmaty::{Color, Position};
 
 use super::{fail, position_arg};
 use crate::cli::{
-    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, MergeArgs, PruneArgs, ShowArgs, StatsArgs,
-    VacuumArgs,
+    CoverageArgs, ExperienceCmd, ExportArgs, ImportArgs, MergeArgs, PositionArgs, PruneArgs,
+    ShowArgs, StatsArgs, VacuumArgs,
 };
 
 pub fn import(a: ImportArgs) -> ExitCode {
@@ -202,15 +202,24 @@ fn show(a: ShowArgs) -> ExitCode {
 /// `experience export`: the Polyglot book and/or the EPD of the known positions.
 fn export(a: ExportArgs) -> ExitCode {
     use deepred::experience::polyglot::{book_entries, write_epd, write_polyglot};
-    if a.polyglot.is_none() && a.epd.is_none() && a.pgn.is_none() {
+    if a.polyglot.is_none() && a.epd.is_none() && a.pgn.is_none() && a.bullet.is_none() {
         return fail(
-            "experience export: say what to write (--polyglot FILE, --epd FILE and/or --pgn FILE)",
+            "experience export: say what to write (--polyglot FILE, --epd FILE, --pgn FILE and/or --bullet FILE)",
         );
     }
     let store = match Store::open_read_only(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    if let Some(p) = &a.bullet {
+        match export_bullet(&store, &a.positions, p) {
+            Ok(n) => println!("{}: {n} positions", p.display()),
+            Err(e) => return fail(e),
+        }
+        if a.polyglot.is_none() && a.epd.is_none() && a.pgn.is_none() {
+            return ExitCode::SUCCESS;
+        }
+    }
     if let Some(p) = &a.pgn {
         match export_pgn(&store, p) {
             Ok((written, without)) => println!(
@@ -247,6 +256,70 @@ fn export(a: ExportArgs) -> ExitCode {
         println!("{}: {} positions", p.display(), positions.len());
     }
     ExitCode::SUCCESS
+}
+
+/// The position filter of `--window`, `--source-weight`, ... .
+fn position_filter(
+    a: &PositionArgs,
+) -> Result<deepred::experience::positions::PositionFilter, String> {
+    let weights = super::parse_options(&a.source_weights)?
+        .into_iter()
+        .map(|(k, v)| match v.parse::<f64>() {
+            Ok(w) if w.is_finite() && w >= 0.0 => Ok((k, w)),
+            _ => Err(format!(
+                "--source-weight {k}={v}: the weight must be a number >= 0"
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(deepred::experience::positions::PositionFilter {
+        skip_plies: a.skip_plies,
+        min_depth: a.min_depth,
+        other_evals: a.other_evals,
+        window: a.window,
+        weights,
+        ..Default::default()
+    })
+}
+
+/// The training positions of the store at `db` under the filter of `a`, with a progress bar
+/// and a line saying what was read (stderr).
+pub fn store_positions(
+    db: &std::path::Path,
+    a: &PositionArgs,
+) -> Result<Vec<deepred::chess::bullet::ChessBoard>, String> {
+    let f = position_filter(a)?;
+    let store = Store::open_read_only(db).map_err(|e| e.to_string())?;
+    let bar = indicatif::ProgressBar::new_spinner();
+    let (boards, sum) = deepred::experience::positions::training_boards(&store, &f, |n| {
+        bar.set_message(format!("{n} games read"))
+    })
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    eprintln!(
+        "{}: {} games read, {} taken ({} without their moves), {} positions",
+        deepred::experience::store::shown(db),
+        sum.games,
+        sum.taken,
+        sum.without_moves,
+        sum.positions
+    );
+    Ok(boards)
+}
+
+/// `export --bullet`: the store's training positions as bulletformat records; how many.
+fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Result<u64, String> {
+    use std::io::Write;
+    let f = position_filter(a)?;
+    let (boards, _) = deepred::experience::positions::training_boards(store, &f, |_| {})
+        .map_err(|e| e.to_string())?;
+    let werr = |e: std::io::Error| format!("cannot write '{}': {e}", out.display());
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out).map_err(werr)?);
+    for b in &boards {
+        w.write_all(&deepred::chess::bullet::to_bytes(b))
+            .map_err(werr)?;
+    }
+    w.flush().map_err(werr)?;
+    Ok(boards.len() as u64)
 }
 
 /// The learned games as PGN; (games written, games without kept moves).

@@ -211,7 +211,7 @@ fn accuracy(a: AccuracyArgs) -> ExitCode {
 
 /// `deepred train-learned`: the value net on datagen files, epoch by epoch.
 pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
-    use deepred::train::value::{ValueTrainOptions, train_value};
+    use deepred::train::value::{ValueTrainOptions, read_records, train_value};
     use std::io::Write;
     if let Some(dir) = a.out.parent()
         && !dir.as_os_str().is_empty()
@@ -219,8 +219,17 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
     {
         return fail(format!("cannot create '{}': {e}", dir.display()));
     }
+    let data = match &a.db {
+        Some(db) => match super::experience::store_positions(db, &a.positions) {
+            Ok(d) => d,
+            Err(e) => return fail(e),
+        },
+        None => match read_records(&a.data) {
+            Ok(d) => d,
+            Err(e) => return fail(e),
+        },
+    };
     let opts = ValueTrainOptions {
-        files: a.data.clone(),
         hidden: a.hidden,
         epochs: a.epochs,
         batch: a.batch,
@@ -232,6 +241,7 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
         seed: a.seed,
         out: a.out.clone(),
         generation: a.generation.clone(),
+        meta: Vec::new(),
     };
     let mut csv = match &a.csv {
         Some(p) => match std::fs::File::create(p) {
@@ -243,7 +253,7 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
         },
         None => None,
     };
-    let result = train_value(&opts, |e, _| {
+    let result = train_value(&opts, data, |e, _| {
         println!(
             "epoch {}: train loss {:.6}, validation loss {:.6}, {:.1} s",
             e.epoch, e.train_loss, e.val_loss, e.seconds

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::Error;
-use super::records::{GameRecord, MoveRow};
+use super::records::{EvalSource, GameRecord, MoveEval, MoveRow};
 use super::store::{Learned, Store};
 use crate::chess::pgn::{PgnError, PgnGame, read_games};
 
@@ -47,6 +47,18 @@ pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, PgnError> {
         return Err(unlearnable("", "no moves"));
     }
     let tag = |k: &str| g.tag(k).unwrap_or("?").to_string();
+    // The evaluations the PGN's comments carry (`[%eval ...]`, an engine's `{+0.35/12 0.5s}`).
+    let evals = g
+        .evals
+        .iter()
+        .map(|e| {
+            e.map(|(score, depth)| MoveEval {
+                score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
+                depth,
+                source: EvalSource::Other,
+            })
+        })
+        .collect();
     Ok(GameRecord {
         source: source.to_string(),
         white: tag("White"),
@@ -55,6 +67,7 @@ pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, PgnError> {
         result,
         start: g.start,
         moves: g.moves,
+        evals,
     })
 }
 

@@ -49,6 +49,7 @@ impl Tracked {
             result,
             start: self.start.clone(),
             moves,
+            evals: Vec::new(),
         })
     }
 }

@@ -10,6 +10,7 @@ pub mod live;
 pub mod location;
 pub mod memory;
 pub mod polyglot;
+pub mod positions;
 pub mod records;
 pub mod store;
 pub mod walk;

@@ -21,6 +21,75 @@ pub struct GameRecord {
     pub result: GameResult,
     pub start: Chess,
     pub moves: Vec<Move>,
+    /// What was known of each move's position when it was played: empty, or one entry per
+    /// move (`None` where nothing was). Kept with the game; not part of its identity.
+    pub evals: Vec<Option<MoveEval>>,
+}
+
+/// Where a move's evaluation comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalSource {
+    /// Deep Red's own search chose the move.
+    DeepRed = 1,
+    /// Another engine's search, or an annotation of the PGN (`[%eval ...]`, `{+0.35/12 ...}`).
+    Other = 2,
+}
+
+/// The evaluation of the position a move was played from: the score of the search that chose
+/// it (or of the PGN's annotation), for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveEval {
+    /// Centipawns for the side to move; mates and tablebase results as the search scores them
+    /// (`chess::score`: mate in n plies is `MATE - n`).
+    pub score: i16,
+    /// Plies searched (0: unknown).
+    pub depth: u8,
+    pub source: EvalSource,
+}
+
+/// Bytes a move's evaluation takes in a stored game: score (i16, little-endian), depth, source
+/// (0: no evaluation).
+pub const EVAL_BYTES: usize = 4;
+
+/// The evaluations of a game as stored: [`EVAL_BYTES`] a move, `None` when no move has one.
+pub fn encode_evals(evals: &[Option<MoveEval>]) -> Option<Vec<u8>> {
+    if evals.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(evals.len() * EVAL_BYTES);
+    for e in evals {
+        match e {
+            Some(e) => {
+                out.extend(e.score.to_le_bytes());
+                out.push(e.depth);
+                out.push(e.source as u8);
+            }
+            None => out.extend([0; EVAL_BYTES]),
+        }
+    }
+    Some(out)
+}
+
+/// The evaluations of a stored game (`bytes` as [`encode_evals`] wrote them), one per move;
+/// anything unreadable reads as no evaluation.
+pub fn decode_evals(bytes: Option<&[u8]>, moves: usize) -> Vec<Option<MoveEval>> {
+    let mut out = vec![None; moves];
+    let Some(bytes) = bytes else {
+        return out;
+    };
+    for (slot, c) in out.iter_mut().zip(bytes.chunks_exact(EVAL_BYTES)) {
+        let source = match c[3] {
+            1 => EvalSource::DeepRed,
+            2 => EvalSource::Other,
+            _ => continue,
+        };
+        *slot = Some(MoveEval {
+            score: i16::from_le_bytes([c[0], c[1]]),
+            depth: c[2],
+            source,
+        });
+    }
+    out
 }
 
 /// One move row ready to be written.
@@ -136,6 +205,7 @@ pub(crate) fn test_game(moves: &[&str], result: GameResult) -> GameRecord {
         result,
         start: Chess::default(),
         moves: crate::chess::notation::uci_line(&Chess::default(), &moves.join(" ")),
+        evals: Vec::new(),
     }
 }
 
@@ -151,6 +221,30 @@ mod tests {
         );
         let rows = g.rows();
         assert_eq!(rows.len(), 4);
+    }
+
+    #[test]
+    fn evaluations_round_trip() {
+        let evals = vec![
+            Some(MoveEval {
+                score: -31_990,
+                depth: 12,
+                source: EvalSource::DeepRed,
+            }),
+            None,
+            Some(MoveEval {
+                score: 35,
+                depth: 0,
+                source: EvalSource::Other,
+            }),
+        ];
+        let bytes = encode_evals(&evals).unwrap();
+        assert_eq!(bytes.len(), 3 * EVAL_BYTES);
+        assert_eq!(decode_evals(Some(&bytes), 3), evals);
+        // Fewer bytes than moves: the rest unknown; none at all: nothing stored.
+        assert_eq!(decode_evals(Some(&bytes[..4]), 3)[1..], [None, None]);
+        assert_eq!(encode_evals(&[None, None]), None);
+        assert_eq!(decode_evals(None, 2), vec![None, None]);
     }
 
     #[test]

@@ -257,6 +257,17 @@ pub fn info_score(line: &str) -> Option<i32> {
     None
 }
 
+/// The `depth` of an `info` line (at most 255).
+pub fn info_depth(line: &str) -> Option<u8> {
+    let mut w = line.split_whitespace();
+    while let Some(t) = w.next() {
+        if t == "depth" {
+            return w.next()?.parse::<u32>().ok().map(|d| d.min(255) as u8);
+        }
+    }
+    None
+}
+
 impl Drop for EngineProcess {
     fn drop(&mut self) {
         let _ = self.send("quit");

@@ -26,11 +26,11 @@ use crate::eval::Evaluator;
 use crate::eval::memory::SearchMemory;
 use crate::experience::book::ranked;
 use crate::experience::memory::{QParams, Remembered};
-use crate::experience::records::GameRecord;
+use crate::experience::records::{GameRecord, MoveEval};
 use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchParams, Shared, search};
-use crate::uci::experience::{BiasSettings, findings, path_of, root_bias_in};
+use crate::uci::experience::{BiasSettings, findings, path_of, root_bias_in, search_eval};
 
 #[derive(Clone, Debug)]
 pub struct SelfplayOptions {
@@ -129,6 +129,7 @@ pub fn play_game(
     let shared = Shared::default();
     let mut pos = start.clone();
     let mut moves: Vec<Move> = Vec::new();
+    let mut evals: Vec<Option<MoveEval>> = Vec::new();
     let mut history: Vec<u64> = Vec::new();
     let result = loop {
         if let Some(r) = rule_result(start, &moves) {
@@ -137,14 +138,14 @@ pub fn play_game(
         if moves.len() >= opts.max_plies {
             break GameResult::Draw;
         }
-        let m = if opts.explore
+        let (m, eval) = if opts.explore
             && opts.explore_epsilon > 0.0
             && rng.random_bool(opts.explore_epsilon.min(1.0))
         {
             let legal = pos.legal_moves();
-            legal[rng.random_range(0..legal.len())]
+            (legal[rng.random_range(0..legal.len())], None)
         } else if opts.explore {
-            choose_explore(&pos, store, rng)
+            (choose_explore(&pos, store, rng), None)
         } else {
             let jitter = u64::from(opts.nodes_jitter.min(100));
             let nodes = opts.nodes.map(|n| {
@@ -175,13 +176,14 @@ pub fn play_game(
                 found.extend(findings(&params, &result));
             }
             match result.best {
-                Some(m) => m,
+                Some(m) => (m, Some(search_eval(&result))),
                 None => break GameResult::Draw, // unreachable: rule_result saw no end
             }
         };
         history.push(hash_of(&pos));
         pos.play_unchecked(m);
         moves.push(m);
+        evals.push(eval);
     };
     let game = GameRecord {
         source: "selfplay".to_string(),
@@ -191,6 +193,7 @@ pub fn play_game(
         result,
         start: start.clone(),
         moves,
+        evals,
     };
     (game, found)
 }

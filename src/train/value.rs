@@ -34,7 +34,6 @@ const SCALE: f32 = 400.0;
 
 #[derive(Clone, Debug)]
 pub struct ValueTrainOptions {
-    pub files: Vec<PathBuf>,
     pub hidden: usize,
     pub epochs: usize,
     pub batch: usize,
@@ -49,6 +48,17 @@ pub struct ValueTrainOptions {
     pub out: PathBuf,
     /// Free text stored as the net's `generation` metadata.
     pub generation: String,
+    /// More metadata for the net file (its parent, its data, how it was gated...).
+    pub meta: Vec<(String, String)>,
+}
+
+/// The records of `deepred datagen` files (or any bulletformat files), in order.
+pub fn read_records(files: &[PathBuf]) -> Result<Vec<ChessBoard>, Error> {
+    let mut data = Vec::new();
+    for f in files {
+        data.extend(read_file(f)?);
+    }
+    Ok(data)
 }
 
 /// One epoch's figures.
@@ -226,20 +236,16 @@ struct Adam {
     t: i32,
 }
 
-/// Trains a net on the records of `opts.files`; `epoch_done` after each epoch (the net file is
-/// rewritten then). Returns the epochs' figures.
+/// Trains a net on the records `data` (from `deepred datagen` files, [`read_records`], or from
+/// the experience store); `epoch_done` after each epoch (the net file is rewritten then).
+/// Returns the epochs' figures.
 pub fn train_value(
     opts: &ValueTrainOptions,
+    mut data: Vec<ChessBoard>,
     mut epoch_done: impl FnMut(&ValueEpoch, &ValueParams),
 ) -> Result<Vec<ValueEpoch>, Error> {
-    let mut data = Vec::new();
-    for f in &opts.files {
-        data.extend(read_file(f)?);
-    }
     if data.is_empty() {
-        return Err(Error::NoData(
-            "no training positions in the --data files".to_string(),
-        ));
+        return Err(Error::NoData("no training positions".to_string()));
     }
     let mut rng = StdRng::seed_from_u64(opts.seed);
     data.shuffle(&mut rng);
@@ -317,7 +323,7 @@ pub fn train_value(
             val_loss,
             seconds: t0.elapsed().as_secs_f64(),
         };
-        let meta = HashMap::from([
+        let mut meta = HashMap::from([
             ("format".to_string(), "deepred-nn".to_string()),
             ("kind".to_string(), "learned".to_string()),
             ("features".to_string(), "deeppink768".to_string()),
@@ -331,6 +337,7 @@ pub fn train_value(
             ("epochs".to_string(), epoch.to_string()),
             ("wdl".to_string(), opts.wdl.to_string()),
         ]);
+        meta.extend(opts.meta.iter().cloned());
         p.save(&opts.out, meta)?;
         epoch_done(&e, &p);
         log.push(e);

@@ -443,10 +443,15 @@ fn run_search(
 ) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
     if let (Some(inbox), Ok(r)) = (inbox, &outcome) {
-        inbox
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend(findings(params, r));
+        let mut found = inbox.lock().unwrap_or_else(|e| e.into_inner());
+        found.rows.extend(findings(params, r));
+        if let Some(best) = r.best {
+            found.roots.push((
+                hash_of(&params.root),
+                crate::chess::notation::encode_move(&best),
+                super::experience::search_eval(r),
+            ));
+        }
     }
     let result = match outcome {
         Ok(r) => Some(r),

@@ -20,6 +20,7 @@ use crate::experience::book::{book_move, ranked};
 use crate::experience::live::Tracked;
 use crate::experience::memory::Remembered;
 use crate::experience::records::wilson_lower_bound;
+use crate::experience::records::{EvalSource, MoveEval};
 use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::tt::score_to_tt;
 use crate::search::{SearchParams, SearchResult};
@@ -27,8 +28,16 @@ use crate::search::{SearchParams, SearchResult};
 /// Positions of a search's principal variation remembered besides its root.
 pub const PV_REMEMBERED: usize = 4;
 
+/// What a search thread hands to the engine: the rows to remember, and the root's result (its
+/// key, the move chosen and what the search said of it) to keep with the game.
+#[derive(Default)]
+pub struct Found {
+    pub rows: Vec<Remembered>,
+    pub roots: Vec<(u64, u16, MoveEval)>,
+}
+
 /// Findings a search thread hands to the engine.
-pub type Inbox = Arc<Mutex<Vec<Remembered>>>;
+pub type Inbox = Arc<Mutex<Found>>;
 
 /// The engine's last `bestmove`: the key of the position searched and the move.
 pub type LastMove = Option<(u64, Move)>;
@@ -41,6 +50,8 @@ pub struct Learner {
     memory: Option<(PathBuf, Arc<SearchMemory>)>,
     /// What the searches of the game followed found, not yet in the store.
     found: Vec<Remembered>,
+    /// The root results of this game's searches by position key: (move code, evaluation).
+    roots: std::collections::HashMap<u64, (u16, MoveEval)>,
     /// Findings the search thread handed over, taken in by [`Learner::drain`].
     pub inbox: Inbox,
 }
@@ -90,6 +101,7 @@ impl Learner {
             let _ = self.write(options, None, &path, None);
         }
         self.tracked = None;
+        self.roots.clear();
     }
 
     /// A new game: the next search reads the memory again from the store, with what other
@@ -119,7 +131,10 @@ impl Learner {
 
     /// Takes in what the last search found: into the game's findings and the memory.
     fn drain(&mut self) {
-        let rows = std::mem::take(&mut *self.inbox.lock().unwrap_or_else(|e| e.into_inner()));
+        let Found { rows, roots } =
+            std::mem::take(&mut *self.inbox.lock().unwrap_or_else(|e| e.into_inner()));
+        self.roots
+            .extend(roots.into_iter().map(|(key, mv, eval)| (key, (mv, eval))));
         if rows.is_empty() {
             return;
         }
@@ -177,9 +192,10 @@ impl Learner {
         if t.learned {
             return;
         }
-        let Some(record) = t.ended(our_move) else {
+        let Some(mut record) = t.ended(our_move) else {
             return;
         };
+        record.evals = evals_of(&record.start, &record.moves, &self.roots);
         t.learned = true;
         let (plies, result) = (record.moves.len(), record.result);
         let path = path_of(&record.start, &record.moves);
@@ -196,6 +212,28 @@ impl Learner {
             ))
         }
     }
+}
+
+/// The evaluations of a game's moves that this engine's searches chose: `roots` by position
+/// key (move code, evaluation), kept where the move played is the one the search chose.
+fn evals_of(
+    start: &Chess,
+    moves: &[Move],
+    roots: &std::collections::HashMap<u64, (u16, MoveEval)>,
+) -> Vec<Option<MoveEval>> {
+    let mut pos = start.clone();
+    let mut key = hash_of(&pos);
+    let mut out = Vec::with_capacity(moves.len());
+    for &m in moves {
+        out.push(
+            roots
+                .get(&key)
+                .filter(|(mv, _)| *mv == encode_move(&m))
+                .map(|&(_, e)| e),
+        );
+        (pos, key) = play(&pos, key, m);
+    }
+    out
 }
 
 /// The keys of a followed game's positions in order, with their sides to move (`true`: White).
@@ -241,6 +279,15 @@ pub fn findings(params: &SearchParams, result: &SearchResult) -> Vec<Remembered>
         score = -score;
     }
     out
+}
+
+/// What a finished search of Deep Red's says of its root, kept with the move it chose.
+pub fn search_eval(result: &SearchResult) -> MoveEval {
+    MoveEval {
+        score: result.score.clamp(-32_000, 32_000) as i16,
+        depth: result.depth.min(255) as u8,
+        source: EvalSource::DeepRed,
+    }
 }
 
 /// The root moves' biases (with `Learning`), in centipawns:

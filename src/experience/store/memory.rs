@@ -40,6 +40,32 @@ impl Store {
         rows.collect::<Result<Vec<_>, _>>().map_err(e)
     }
 
+    /// Calls `f` with every remembered position written after write number `after` (every one
+    /// for a negative `after`), as they stream from the store; returns the highest write number
+    /// seen (`after` if none). A reader that passes back what it got misses nothing and reads
+    /// nothing twice: write numbers rise in commit order.
+    pub fn memory_rows_since(
+        &self,
+        after: i64,
+        mut f: impl FnMut(Remembered),
+    ) -> Result<i64, Error> {
+        let seq = self.column("seq", 5);
+        let sql = format!(
+            "SELECT key, mv, score, depth, learned, coalesce({seq}, 0) FROM search_memory
+             WHERE coalesce({seq}, 0) > ?1"
+        );
+        let conn = sqlite_or!(self, pg => pg.memory_rows_since(&sql.replace("?1", "$1"), after, f));
+        let e = |err| Error::sqlite(&self.path, err);
+        let mut stmt = conn.prepare(&sql).map_err(e)?;
+        let mut rows = stmt.query([after]).map_err(e)?;
+        let mut top = after;
+        while let Some(r) = rows.next().map_err(e)? {
+            f(row(r).map_err(e)?);
+            top = top.max(r.get::<_, i64>(5).map_err(e)?);
+        }
+        Ok(top)
+    }
+
     /// The remembered entry of the position with Zobrist key `key`.
     pub fn memory_of(&self, key: u64) -> Result<Option<Remembered>, Error> {
         let conn = sqlite_or!(self, pg => pg.memory_of(key));

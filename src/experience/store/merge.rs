@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use rusqlite::params;
 use shakmaty::{Chess, Color, Position};
 
 use super::tx::{CountRow, MemoryRow, StoredGame, merge_rows};
@@ -17,7 +18,7 @@ use crate::chess::fen::parse_fen;
 use crate::chess::notation::decode_move;
 use crate::chess::rules::GameResult;
 use crate::experience::Error;
-use crate::experience::records::GameRecord;
+use crate::experience::records::{GameRecord, decode_evals};
 
 /// What a merge did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,6 +67,7 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
             pos.play_unchecked(m);
             played.push(m);
         }
+        let evals = decode_evals(g.evals.as_deref(), played.len());
         let record = GameRecord {
             source: g.source.clone(),
             white: g.white.clone(),
@@ -74,6 +76,7 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
             result,
             start,
             moves: played,
+            evals,
         };
         if record.moves.len() * 2 == moves.len() && record.content_hash()[..] == g.hash[..] {
             return Ok(Some(record));
@@ -88,32 +91,68 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
 impl Store {
     /// Every learned game, in the order learned.
     pub fn stored_games(&self) -> Result<Vec<StoredGame>, Error> {
-        let conn = sqlite_or!(self, pg => pg.stored_games());
+        let mut out = Vec::new();
+        let mut after = 0;
+        loop {
+            let page = self.games_after(after, 10_000)?;
+            let Some(&(last, _)) = page.last() else {
+                return Ok(out);
+            };
+            after = last;
+            out.extend(page.into_iter().map(|(_, g)| g));
+        }
+    }
+
+    /// Up to `limit` learned games with an id above `after`, in the order learned, with their
+    /// ids (rising).
+    pub fn games_after(&self, after: i64, limit: usize) -> Result<Vec<(i64, StoredGame)>, Error> {
+        let evals = self.column("evals", 5);
+        let conn = sqlite_or!(self, pg => pg.games_after(after, limit, evals));
         let e = |err| Error::sqlite(&self.path, err);
         let mut stmt = conn
-            .prepare(
+            .prepare_cached(&format!(
                 "SELECT hash, source, white, black, result, date, plies, rows, learned_at, start,
-                     moves FROM games ORDER BY id",
-            )
+                     moves, {evals}, id FROM games WHERE id > ?1 ORDER BY id LIMIT ?2"
+            ))
             .map_err(e)?;
         let rows = stmt
-            .query_map([], |r| {
-                Ok(StoredGame {
-                    hash: r.get(0)?,
-                    source: r.get(1)?,
-                    white: r.get(2)?,
-                    black: r.get(3)?,
-                    result: r.get(4)?,
-                    date: r.get(5)?,
-                    plies: r.get(6)?,
-                    rows: r.get(7)?,
-                    learned_at: r.get(8)?,
-                    start: r.get(9)?,
-                    moves: r.get(10)?,
-                })
+            .query_map(params![after, limit as i64], |r| {
+                Ok((
+                    r.get(12)?,
+                    StoredGame {
+                        hash: r.get(0)?,
+                        source: r.get(1)?,
+                        white: r.get(2)?,
+                        black: r.get(3)?,
+                        result: r.get(4)?,
+                        date: r.get(5)?,
+                        plies: r.get(6)?,
+                        rows: r.get(7)?,
+                        learned_at: r.get(8)?,
+                        start: r.get(9)?,
+                        moves: r.get(10)?,
+                        evals: r.get(11)?,
+                    },
+                ))
             })
             .map_err(e)?;
         rows.collect::<Result<_, _>>().map_err(e)
+    }
+
+    /// The id after which the latest `n` games lie (0: every game is among them).
+    pub fn window_start(&self, n: u64) -> Result<i64, Error> {
+        let sql = "SELECT coalesce((SELECT id FROM games ORDER BY id DESC LIMIT 1 OFFSET ?1), 0)";
+        let conn =
+            sqlite_or!(self, pg => pg.count(&sql.replace("?1", &n.to_string())).map(|v| v as i64));
+        conn.query_row(sql, [n as i64], |r| r.get(0))
+            .map_err(|e| Error::sqlite(&self.path, e))
+    }
+
+    /// The id of the last learned game (0 for none).
+    pub fn last_game_id(&self) -> Result<i64, Error> {
+        let conn = sqlite_or!(self, pg => pg.count("SELECT coalesce(max(id), 0) FROM games").map(|n| n as i64));
+        conn.query_row("SELECT coalesce(max(id), 0) FROM games", [], |r| r.get(0))
+            .map_err(|e| Error::sqlite(&self.path, e))
     }
 
     /// Every search memory row with its update count.
@@ -170,11 +209,12 @@ impl Store {
                 let record = match record_of(&source_path, g)? {
                     Some(r) => Some(r),
                     None => match tx.game_moves(&g.hash)? {
-                        Some((start, moves)) => record_of(
+                        Some((start, moves, evals)) => record_of(
                             &target_path,
                             &StoredGame {
                                 start,
                                 moves: Some(moves),
+                                evals,
                                 ..g.clone()
                             },
                         )?,

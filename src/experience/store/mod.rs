@@ -54,7 +54,7 @@ pub use tx::{MemoryRow, StoredGame};
 use tx::{SqliteTx, Tx};
 
 pub const APPLICATION: &str = "deepred-experience";
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Summary for `deepred experience stats`.
 #[derive(Clone, Debug)]
@@ -99,6 +99,9 @@ pub struct Store {
     backend: Backend,
     /// The file, or the server's URL without its password (what messages name).
     path: PathBuf,
+    /// The schema version (older only when opened read-only: then columns of later versions
+    /// read as empty).
+    version: i64,
 }
 
 enum Backend {
@@ -152,11 +155,14 @@ fn moves_table_sql(name: &str) -> String {
 /// The DDL of the search memory (version 3): one row per remembered position, keyed by its
 /// Zobrist key (as a signed 64-bit integer), with the best move's 16-bit code, the search's score
 /// for the side to move, the depth searched, what game results added to the score (`learned`)
-/// and how many results did.
+/// and how many results did; since version 5 `seq`, the number of the write that last changed
+/// the row (`meta` `memory_seq` counts them), so that a reader can fetch what changed since it
+/// last read.
 const MEMORY_TABLE_SQL: &str = "CREATE TABLE IF NOT EXISTS search_memory (
      key INTEGER PRIMARY KEY, mv INTEGER NOT NULL, score INTEGER NOT NULL,
      depth INTEGER NOT NULL, learned INTEGER NOT NULL DEFAULT 0,
-     updates INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;";
+     updates INTEGER NOT NULL DEFAULT 0, seq INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+     CREATE INDEX IF NOT EXISTS search_memory_seq ON search_memory (seq);";
 
 /// Runs `f` in an IMMEDIATE transaction (committed if it succeeds, rolled back if not).
 fn in_transaction(
@@ -252,11 +258,12 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
-        let store = Store {
+        let mut store = Store {
             backend: Backend::Sqlite(conn),
             path: path.to_path_buf(),
+            version: SCHEMA_VERSION,
         };
-        store.check_meta()?;
+        store.version = store.check_meta()?;
         Ok(store)
     }
 
@@ -288,7 +295,7 @@ impl Store {
                      id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, source TEXT NOT NULL,
                      white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
                      plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL,
-                     start TEXT, moves BLOB);",
+                     start TEXT, moves BLOB, evals BLOB);",
             )?;
             if table_count(conn, Some("white_moves"))? == 0 {
                 conn.execute_batch(&format!(
@@ -303,6 +310,7 @@ impl Store {
         let store = Store {
             backend: Backend::Sqlite(conn),
             path: path.to_path_buf(),
+            version: SCHEMA_VERSION,
         };
         if store.check_meta()? < SCHEMA_VERSION {
             store.migrate()?;
@@ -313,7 +321,9 @@ impl Store {
     /// Brings an older store to this version in one transaction, step by step: version 1
     /// (rowid tables with a unique index) to 2 (`WITHOUT ROWID` tables keyed on (parent, mv)),
     /// keeping every row and its id; 2 to 3 (the search memory table, empty); 3 to 4 (games'
-    /// start and moves, unknown for the games already learned).
+    /// start and moves, unknown for the games already learned); 4 to 5 (games' evaluations,
+    /// none for the games already learned; the memory rows' write numbers, 0 for the rows
+    /// already there).
     fn migrate(&self) -> Result<(), Error> {
         let e = |err| Error::sqlite(&self.path, err);
         let conn = sqlite_or!(self, _pg => Ok(()));
@@ -339,6 +349,7 @@ impl Store {
                 version = 2;
             }
             if version == 2 {
+                // Created as version 5 has it: the step to 5 below finds `seq` there.
                 conn.execute_batch(MEMORY_TABLE_SQL)?;
                 version = 3;
             }
@@ -347,6 +358,21 @@ impl Store {
                     "ALTER TABLE games ADD COLUMN start TEXT; ALTER TABLE games ADD COLUMN moves BLOB;",
                 )?;
                 version = 4;
+            }
+            if version == 4 {
+                conn.execute_batch("ALTER TABLE games ADD COLUMN evals BLOB;")?;
+                let has_seq: i64 = conn.query_row(
+                    "SELECT count(*) FROM pragma_table_info('search_memory') WHERE name = 'seq'",
+                    [],
+                    |r| r.get(0),
+                )?;
+                if has_seq == 0 {
+                    conn.execute_batch(
+                        "ALTER TABLE search_memory ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+                         CREATE INDEX IF NOT EXISTS search_memory_seq ON search_memory (seq);",
+                    )?;
+                }
+                version = 5;
             }
             conn.execute(
                 "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
@@ -390,6 +416,12 @@ impl Store {
     /// The file of the store, or its server's URL without the password.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A column of schema version `since` and later, as a query reads it: the column, or NULL
+    /// in an older store opened read-only.
+    pub(super) fn column(&self, name: &'static str, since: i64) -> &'static str {
+        if self.version >= since { name } else { "NULL" }
     }
 
     /// Whether the store is on a PostgreSQL server.

@@ -155,10 +155,15 @@ impl PgStore {
             client: Mutex::new(client),
             path: path.clone(),
         };
-        pg.check_meta()?;
+        let mut version = pg.check_meta()?;
+        if version < SCHEMA_VERSION && !read_only {
+            migrate(&mut pg.client()).map_err(e)?;
+            version = SCHEMA_VERSION;
+        }
         Ok(Store {
             backend: Backend::Postgres(Box::new(pg)),
             path,
+            version,
         })
     }
 
@@ -211,7 +216,11 @@ impl PgStore {
         let mut attempt = 0;
         loop {
             let tx = client.transaction().map_err(|e| server_error(&path, e))?;
-            let mut ptx = PgTx { tx, path: &path };
+            let mut ptx = PgTx {
+                tx,
+                path: &path,
+                memory_seq: None,
+            };
             let result = f(&mut ptx).and_then(|out| {
                 ptx.tx
                     .commit()
@@ -332,6 +341,32 @@ impl PgStore {
         Ok(out)
     }
 
+    /// See [`Store::memory_rows_since`] (`sql` selects key, mv, score, depth, learned, seq
+    /// above `$1`): streamed from the server with a portal, a batch at a time.
+    pub fn memory_rows_since(
+        &self,
+        sql: &str,
+        after: i64,
+        mut f: impl FnMut(Remembered),
+    ) -> Result<i64, Error> {
+        let mut client = self.client();
+        let mut tx = client.transaction().map_err(self.e())?;
+        let portal = tx.bind(sql, &[&after]).map_err(self.e())?;
+        let mut top = after;
+        loop {
+            let rows = tx.query_portal(&portal, 50_000).map_err(self.e())?;
+            if rows.is_empty() {
+                break;
+            }
+            for r in &rows {
+                f(memory_entry(r));
+                top = top.max(r.get::<_, i64>(5));
+            }
+        }
+        tx.commit().map_err(self.e())?;
+        Ok(top)
+    }
+
     pub fn memory_rows(&self) -> Result<Vec<Remembered>, Error> {
         Ok(self
             .memory_rows_with_updates()?
@@ -388,29 +423,44 @@ impl PgStore {
         Ok(out)
     }
 
-    pub fn stored_games(&self) -> Result<Vec<StoredGame>, Error> {
+    /// See [`Store::games_after`]; `evals`: the column, or `NULL` in an older store.
+    pub fn games_after(
+        &self,
+        after: i64,
+        limit: usize,
+        evals: &str,
+    ) -> Result<Vec<(i64, StoredGame)>, Error> {
         let rows = self
             .client()
             .query(
-                "SELECT hash, source, white, black, result, date, plies, rows, learned_at, start,
-                     moves FROM games ORDER BY id",
-                &[],
+                &format!(
+                    "SELECT hash, source, white, black, result, date, plies, rows, learned_at,
+                         start, moves, {evals}::bytea, id FROM games WHERE id > $1 ORDER BY id
+                         LIMIT $2"
+                ),
+                &[&after, &(limit as i64)],
             )
             .map_err(self.e())?;
         Ok(rows
             .iter()
-            .map(|r| StoredGame {
-                hash: r.get(0),
-                source: r.get(1),
-                white: r.get(2),
-                black: r.get(3),
-                result: r.get(4),
-                date: r.get(5),
-                plies: r.get(6),
-                rows: r.get(7),
-                learned_at: r.get(8),
-                start: r.get(9),
-                moves: r.get(10),
+            .map(|r| {
+                (
+                    r.get(12),
+                    StoredGame {
+                        hash: r.get(0),
+                        source: r.get(1),
+                        white: r.get(2),
+                        black: r.get(3),
+                        result: r.get(4),
+                        date: r.get(5),
+                        plies: r.get(6),
+                        rows: r.get(7),
+                        learned_at: r.get(8),
+                        start: r.get(9),
+                        moves: r.get(10),
+                        evals: r.get(11),
+                    },
+                )
             })
             .collect())
     }
@@ -460,14 +510,30 @@ fn create(client: &mut Client) -> Result<(), postgres::Error> {
              id BIGSERIAL PRIMARY KEY, hash BYTEA NOT NULL UNIQUE, source TEXT NOT NULL,
              white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
              plies BIGINT NOT NULL, rows BIGINT NOT NULL, learned_at BIGINT NOT NULL,
-             start TEXT, moves BYTEA);
+             start TEXT, moves BYTEA, evals BYTEA);
          {} {}
          CREATE TABLE IF NOT EXISTS search_memory (
              key BIGINT PRIMARY KEY, mv INTEGER NOT NULL, score INTEGER NOT NULL,
              depth INTEGER NOT NULL, learned INTEGER NOT NULL DEFAULT 0,
-             updates BIGINT NOT NULL DEFAULT 0);",
+             updates BIGINT NOT NULL DEFAULT 0, seq BIGINT NOT NULL DEFAULT 0);
+         CREATE INDEX IF NOT EXISTS search_memory_seq ON search_memory (seq);",
         moves("white_moves"),
         moves("black_moves")
+    ))?;
+    tx.commit()
+}
+
+/// Brings a version 4 store (the first on a server) to this version: games' evaluations (none
+/// for the games already learned) and the memory rows' write numbers (0 for those already
+/// there), under the setup lock.
+fn migrate(client: &mut Client) -> Result<(), postgres::Error> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SETUP_LOCK])?;
+    tx.batch_execute(&format!(
+        "ALTER TABLE games ADD COLUMN IF NOT EXISTS evals BYTEA;
+         ALTER TABLE search_memory ADD COLUMN IF NOT EXISTS seq BIGINT NOT NULL DEFAULT 0;
+         CREATE INDEX IF NOT EXISTS search_memory_seq ON search_memory (seq);
+         UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';"
     ))?;
     tx.commit()
 }
@@ -476,11 +542,35 @@ fn create(client: &mut Client) -> Result<(), postgres::Error> {
 struct PgTx<'a, 'c> {
     tx: postgres::Transaction<'c>,
     path: &'a Path,
+    /// The number of this transaction's search memory writes (see [`PgTx::memory_seq`]).
+    memory_seq: Option<i64>,
 }
 
 impl PgTx<'_, '_> {
     fn e(&self) -> impl Fn(postgres::Error) -> Error + '_ {
         |err| server_error(self.path, err)
+    }
+
+    /// The number this transaction's writes to the search memory carry (`seq`): `meta`'s
+    /// `memory_seq` plus one. Updating that row locks it until the commit, so writers of the
+    /// memory take turns and numbers rise in commit order: a reader that saw number n has seen
+    /// every row written before.
+    fn memory_seq(&mut self) -> Result<i64, Error> {
+        if let Some(n) = self.memory_seq {
+            return Ok(n);
+        }
+        let n: i64 = self
+            .tx
+            .query_one(
+                "INSERT INTO meta AS t (key, value) VALUES ('memory_seq', '1')
+                 ON CONFLICT (key) DO UPDATE SET value = (t.value::bigint + 1)::text
+                 RETURNING value::bigint",
+                &[],
+            )
+            .map(|r| r.get(0))
+            .map_err(self.e())?;
+        self.memory_seq = Some(n);
+        Ok(n)
     }
 }
 
@@ -496,16 +586,18 @@ impl Tx for PgTx<'_, '_> {
         let at: Vec<Option<i64>> = games.iter().map(|g| g.learned_at).collect();
         let start: Vec<Option<&str>> = games.iter().map(|g| g.start.as_deref()).collect();
         let moves: Vec<Option<&[u8]>> = games.iter().map(|g| g.moves.as_deref()).collect();
+        let evals: Vec<Option<&[u8]>> = games.iter().map(|g| g.evals.as_deref()).collect();
         let inserted = self
             .tx
             .query(
                 "INSERT INTO games (hash, source, white, black, result, date, plies, rows,
-                     learned_at, start, moves)
+                     learned_at, start, moves, evals)
                  SELECT h, s, w, b, r, d, p, n, coalesce(l, extract(epoch from now())::bigint),
-                     st, mv
+                     st, mv, ev
                  FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[],
-                     $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::bytea[])
-                     WITH ORDINALITY AS u(h, s, w, b, r, d, p, n, l, st, mv, i)
+                     $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $11::bytea[],
+                     $12::bytea[])
+                     WITH ORDINALITY AS u(h, s, w, b, r, d, p, n, l, st, mv, ev, i)
                  ORDER BY i
                  ON CONFLICT (hash) DO NOTHING RETURNING hash",
                 &[
@@ -520,6 +612,7 @@ impl Tx for PgTx<'_, '_> {
                     &at,
                     &start,
                     &moves,
+                    &evals,
                 ],
             )
             .map_err(self.e())?;
@@ -562,12 +655,15 @@ impl Tx for PgTx<'_, '_> {
     fn game_moves(&mut self, hash: &[u8]) -> Result<Option<KeptMoves>, Error> {
         let row = self
             .tx
-            .query_opt("SELECT start, moves FROM games WHERE hash = $1", &[&hash])
+            .query_opt(
+                "SELECT start, moves, evals FROM games WHERE hash = $1",
+                &[&hash],
+            )
             .map_err(self.e())?;
         Ok(row.and_then(|r| {
             let start: Option<String> = r.get(0);
             let moves: Option<Vec<u8>> = r.get(1);
-            Some((start, moves?))
+            Some((start, moves?, r.get(2)))
         }))
     }
 
@@ -575,20 +671,22 @@ impl Tx for PgTx<'_, '_> {
         if found.is_empty() {
             return Ok(());
         }
+        let seq = self.memory_seq()?;
         let keys: Vec<i64> = found.iter().map(|f| f.key as i64).collect();
         let mvs: Vec<i32> = found.iter().map(|f| i32::from(f.mv)).collect();
         let scores: Vec<i32> = found.iter().map(|f| f.score).collect();
         let depths: Vec<i32> = found.iter().map(|f| f.depth).collect();
         self.tx
             .execute(
-                "INSERT INTO search_memory (key, mv, score, depth)
-                 SELECT k, m, s, d FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[])
+                "INSERT INTO search_memory (key, mv, score, depth, seq)
+                 SELECT k, m, s, d, $5 FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::int4[])
                      WITH ORDINALITY AS u(k, m, s, d, i)
                  ORDER BY i
                  ON CONFLICT (key) DO UPDATE SET
-                   mv = excluded.mv, score = excluded.score, depth = excluded.depth
+                   mv = excluded.mv, score = excluded.score, depth = excluded.depth,
+                   seq = excluded.seq
                  WHERE excluded.depth >= search_memory.depth",
-                &[&keys, &mvs, &scores, &depths],
+                &[&keys, &mvs, &scores, &depths, &seq],
             )
             .map(|_| ())
             .map_err(self.e())
@@ -605,10 +703,12 @@ impl Tx for PgTx<'_, '_> {
     }
 
     fn set_learned(&mut self, key: u64, learned: i32) -> Result<(), Error> {
+        let seq = self.memory_seq()?;
         self.tx
             .execute(
-                "UPDATE search_memory SET learned = $2, updates = updates + 1 WHERE key = $1",
-                &[&(key as i64), &learned],
+                "UPDATE search_memory SET learned = $2, updates = updates + 1, seq = $3
+                 WHERE key = $1",
+                &[&(key as i64), &learned, &seq],
             )
             .map(|_| ())
             .map_err(self.e())
@@ -618,6 +718,7 @@ impl Tx for PgTx<'_, '_> {
         if rows.is_empty() {
             return Ok(());
         }
+        let seq = self.memory_seq()?;
         let keys: Vec<i64> = rows.iter().map(|m| m.entry.key as i64).collect();
         let mvs: Vec<i32> = rows.iter().map(|m| i32::from(m.entry.mv)).collect();
         let scores: Vec<i32> = rows.iter().map(|m| m.entry.score).collect();
@@ -626,18 +727,19 @@ impl Tx for PgTx<'_, '_> {
         let updates: Vec<i64> = rows.iter().map(|m| m.updates).collect();
         self.tx
             .execute(
-                "INSERT INTO search_memory AS t (key, mv, score, depth, learned, updates)
-                 SELECT k, m, s, d, l, n FROM unnest($1::int8[], $2::int4[], $3::int4[],
+                "INSERT INTO search_memory AS t (key, mv, score, depth, learned, updates, seq)
+                 SELECT k, m, s, d, l, n, $7 FROM unnest($1::int8[], $2::int4[], $3::int4[],
                      $4::int4[], $5::int4[], $6::int8[]) WITH ORDINALITY AS u(k, m, s, d, l, n, i)
                  ORDER BY i
                  ON CONFLICT (key) DO UPDATE SET
+                   seq = excluded.seq,
                    mv = CASE WHEN excluded.depth > t.depth THEN excluded.mv ELSE t.mv END,
                    score = CASE WHEN excluded.depth > t.depth THEN excluded.score ELSE t.score END,
                    learned = CASE WHEN excluded.updates > t.updates THEN excluded.learned
                              ELSE t.learned END,
                    updates = greatest(t.updates, excluded.updates),
                    depth = greatest(t.depth, excluded.depth)",
-                &[&keys, &mvs, &scores, &depths, &learned, &updates],
+                &[&keys, &mvs, &scores, &depths, &learned, &updates, &seq],
             )
             .map(|_| ())
             .map_err(self.e())

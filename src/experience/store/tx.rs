@@ -33,6 +33,9 @@ pub struct StoredGame {
     pub moves: Option<Vec<u8>>,
     /// The start position (FEN); `None`: the standard start (or, without moves, unknown).
     pub start: Option<String>,
+    /// The moves' evaluations (`records::encode_evals`): since schema version 5; `None` when
+    /// no move has one.
+    pub evals: Option<Vec<u8>>,
 }
 
 /// Counts to add to one (position, move) row, creating it if new.
@@ -53,9 +56,9 @@ pub struct MemoryRow {
     pub updates: i64,
 }
 
-/// What a game row keeps of its moves: the start FEN (`None`: the standard start) and the
-/// move codes.
-pub type KeptMoves = (Option<String>, Vec<u8>);
+/// What a game row keeps of its moves: the start FEN (`None`: the standard start), the move
+/// codes and their evaluations.
+pub type KeptMoves = (Option<String>, Vec<u8>, Option<Vec<u8>>);
 
 /// A row as `prune` sees it: (parent, move, counts).
 pub type CountedRow = (Vec<u8>, String, [i64; 3]);
@@ -118,6 +121,8 @@ pub struct SqliteTx<'a> {
     /// so concurrent writers never hand out the same id), and the first one, to know whether
     /// to write it back.
     next_id: Option<([i64; 2], [i64; 2])>,
+    /// The number of this transaction's search memory writes (see [`SqliteTx::memory_seq`]).
+    memory_seq: Option<i64>,
 }
 
 impl<'a> SqliteTx<'a> {
@@ -126,7 +131,30 @@ impl<'a> SqliteTx<'a> {
             tx,
             path,
             next_id: None,
+            memory_seq: None,
         }
+    }
+
+    /// The number this transaction's writes to the search memory carry (`seq`): `meta`'s
+    /// `memory_seq` plus one, taken once per transaction. Writers take turns (IMMEDIATE
+    /// transactions), so numbers rise in commit order and a reader that saw number n has seen
+    /// every row written before.
+    fn memory_seq(&mut self) -> Result<i64, Error> {
+        if let Some(n) = self.memory_seq {
+            return Ok(n);
+        }
+        let n: i64 = self
+            .tx
+            .query_row(
+                "INSERT INTO meta (key, value) VALUES ('memory_seq', '1')
+                 ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                 RETURNING CAST(value AS INTEGER)",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(self.e())?;
+        self.memory_seq = Some(n);
+        Ok(n)
     }
 
     fn e(&self) -> impl Fn(rusqlite::Error) -> Error + '_ {
@@ -199,9 +227,9 @@ impl Tx for SqliteTx<'_> {
             .tx
             .prepare_cached(
                 "INSERT INTO games (hash, source, white, black, result, date, plies, rows,
-                     learned_at, start, moves)
+                     learned_at, start, moves, evals)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, coalesce(?9, strftime('%s','now')),
-                     ?10, ?11)
+                     ?10, ?11, ?12)
                  ON CONFLICT (hash) DO NOTHING",
             )
             .map_err(self.e())?;
@@ -219,7 +247,8 @@ impl Tx for SqliteTx<'_> {
                     g.rows,
                     g.learned_at,
                     g.start,
-                    g.moves
+                    g.moves,
+                    g.evals
                 ])
                 .map(|n| n > 0)
                 .map_err(|e| Error::sqlite(self.path, e))
@@ -275,31 +304,43 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn game_moves(&mut self, hash: &[u8]) -> Result<Option<KeptMoves>, Error> {
-        let found: Option<(Option<String>, Option<Vec<u8>>)> = self
+        type Found = (Option<String>, Option<Vec<u8>>, Option<Vec<u8>>);
+        let found: Option<Found> = self
             .tx
             .query_row(
-                "SELECT start, moves FROM games WHERE hash = ?1",
+                "SELECT start, moves, evals FROM games WHERE hash = ?1",
                 [hash],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()
             .map_err(self.e())?;
-        Ok(found.and_then(|(s, m)| Some((s, m?))))
+        Ok(found.and_then(|(s, m, e)| Some((s, m?, e))))
     }
 
     fn remember(&mut self, found: &[Remembered]) -> Result<(), Error> {
+        if found.is_empty() {
+            return Ok(());
+        }
+        let seq = self.memory_seq()?;
         let mut upsert = self
             .tx
             .prepare_cached(
-                "INSERT INTO search_memory (key, mv, score, depth) VALUES (?1, ?2, ?3, ?4)
+                "INSERT INTO search_memory (key, mv, score, depth, seq) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (key) DO UPDATE SET
-                   mv = excluded.mv, score = excluded.score, depth = excluded.depth
+                   mv = excluded.mv, score = excluded.score, depth = excluded.depth,
+                   seq = excluded.seq
                  WHERE excluded.depth >= search_memory.depth",
             )
             .map_err(self.e())?;
         for f in found {
             upsert
-                .execute(params![f.key as i64, i64::from(f.mv), f.score, f.depth])
+                .execute(params![
+                    f.key as i64,
+                    i64::from(f.mv),
+                    f.score,
+                    f.depth,
+                    seq
+                ])
                 .map_err(|e| Error::sqlite(self.path, e))?;
         }
         Ok(())
@@ -318,22 +359,29 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn set_learned(&mut self, key: u64, learned: i32) -> Result<(), Error> {
+        let seq = self.memory_seq()?;
         self.tx
             .prepare_cached(
-                "UPDATE search_memory SET learned = ?2, updates = updates + 1 WHERE key = ?1",
+                "UPDATE search_memory SET learned = ?2, updates = updates + 1, seq = ?3
+                 WHERE key = ?1",
             )
-            .and_then(|mut s| s.execute(params![key as i64, learned]))
+            .and_then(|mut s| s.execute(params![key as i64, learned, seq]))
             .map(|_| ())
             .map_err(self.e())
     }
 
     fn merge_memory(&mut self, rows: &[MemoryRow]) -> Result<(), Error> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let seq = self.memory_seq()?;
         let mut stmt = self
             .tx
             .prepare_cached(
-                "INSERT INTO search_memory (key, mv, score, depth, learned, updates)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                "INSERT INTO search_memory (key, mv, score, depth, learned, updates, seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (key) DO UPDATE SET
+                   seq = excluded.seq,
                    mv = iif(excluded.depth > depth, excluded.mv, mv),
                    score = iif(excluded.depth > depth, excluded.score, score),
                    learned = iif(excluded.updates > updates, excluded.learned, learned),
@@ -349,7 +397,8 @@ impl Tx for SqliteTx<'_> {
                 r.score,
                 r.depth,
                 r.learned,
-                m.updates
+                m.updates,
+                seq
             ])
             .map_err(|e| Error::sqlite(self.path, e))?;
         }

@@ -8,7 +8,7 @@ use crate::chess::fen::fen_of;
 use crate::chess::notation::encode_move;
 use crate::chess::rules::GameResult;
 use crate::experience::Error;
-use crate::experience::records::{GameRecord, MoveRow};
+use crate::experience::records::{GameRecord, MoveRow, encode_evals};
 
 impl Store {
     /// For bulk imports: let the write-ahead log grow to `pages` pages before it is copied back
@@ -67,6 +67,7 @@ pub(super) fn stored_game(g: &GameRecord, rows: usize) -> StoredGame {
         start: (g.start != Chess::default() || g.start.castles().mode() == CastlingMode::Chess960)
             .then(|| fen_of(&g.start)),
         moves: Some(moves),
+        evals: encode_evals(&g.evals),
     }
 }
 

@@ -75,6 +75,8 @@ pub struct GameOutcome {
     pub ending: Ending,
     pub start: Chess,
     pub moves: Vec<Move>,
+    /// Per move, the mover's score (its own view) and depth from its last `info` line.
+    pub evals: Vec<Option<(i32, u8)>>,
 }
 
 impl GameOutcome {
@@ -285,6 +287,7 @@ mod tests {
             ending: Ending::Checkmate,
             start: Chess::default(),
             moves: vec![],
+            evals: vec![],
         };
         assert_eq!(g(GameResult::WhiteWins, true).engine_points(), 1.0);
         assert_eq!(g(GameResult::WhiteWins, false).engine_points(), 0.0);
@@ -308,6 +311,7 @@ mod tests {
             ending: Ending::Checkmate,
             start: Chess::default(),
             moves: vec![],
+            evals: vec![],
         }
     }
 

@@ -20,10 +20,10 @@ use super::sprt::{Sprt, Verdict};
 use crate::chess::notation::uci_move;
 use crate::chess::pgn::pgn_date;
 use crate::chess::rules::{GameResult, rule_result};
-use crate::experience::records::GameRecord;
+use crate::experience::records::{EvalSource, GameRecord, MoveEval};
 use crate::experience::store::Store;
 use crate::games::Error;
-use crate::games::client::{EngineProcess, GoFailure, info_score};
+use crate::games::client::{EngineProcess, GoFailure, info_depth, info_score};
 
 /// One player: a UCI command line (`None`: this Deep Red) and the options to set.
 #[derive(Clone, Debug, Default)]
@@ -78,9 +78,14 @@ pub struct MatchOptions {
 
 /// What a side was told to do, and what it did.
 enum Turn {
-    Moved(Move, Option<i32>),
+    /// The move, and the mover's score and depth from its last `info` line.
+    Moved(Move, Option<i32>, Option<u8>),
     Lost(Ending),
 }
+
+/// A game played to its end: the result, how it ended, the moves, and each mover's score (its
+/// own view) and depth when it gave them.
+type Played = (GameResult, Ending, Vec<Move>, Vec<Option<(i32, u8)>>);
 
 struct Seat {
     spec: EngineSpec,
@@ -106,7 +111,7 @@ fn play_game(
     start: &Chess,
     white: &mut Seat,
     black: &mut Seat,
-) -> Result<(GameResult, Ending, Vec<Move>), Error> {
+) -> Result<Played, Error> {
     for seat in [&mut *white, &mut *black] {
         let ready = seat.ensure().and_then(|e| {
             e.send("ucinewgame")?;
@@ -130,6 +135,7 @@ fn play_game(
     let mut moves: Vec<Move> = Vec::new();
     let mut move_texts: Vec<String> = Vec::new();
     let mut scores: Vec<Option<i32>> = Vec::new();
+    let mut evals: Vec<Option<(i32, u8)>> = Vec::new();
     let mut clock = GameClock::new(white.limit, black.limit);
     let side_won = |c: Color| match c {
         Color::White => GameResult::WhiteWins,
@@ -148,10 +154,10 @@ fn play_game(
             } else {
                 Ending::Repetition
             };
-            return Ok((r, ending, moves));
+            return Ok((r, ending, moves, evals));
         }
         if moves.len() >= opts.adjudication.max_plies {
-            return Ok((GameResult::Draw, Ending::MaxPlies, moves));
+            return Ok((GameResult::Draw, Ending::MaxPlies, moves, evals));
         }
         if let Some(r) = adjudicate(&opts.adjudication, &scores, pos.fullmoves().get()) {
             let e = if r == GameResult::Draw {
@@ -159,7 +165,7 @@ fn play_game(
             } else {
                 Ending::AdjudicatedWin
             };
-            return Ok((r, e, moves));
+            return Ok((r, e, moves, evals));
         }
         let turn = pos.turn();
         let seat = if turn == Color::White {
@@ -219,8 +225,9 @@ fn play_game(
                     Some(Err(text)) => Turn::Lost(Ending::IllegalMove(text)),
                     Some(Ok(m)) => {
                         let score = a.last_info.as_deref().and_then(info_score);
+                        let depth = a.last_info.as_deref().and_then(info_depth);
                         if clock.charge(turn, used, opts.time_margin_ms) {
-                            Turn::Moved(m, score)
+                            Turn::Moved(m, score, depth)
                         } else {
                             Turn::Lost(Ending::TimeForfeit)
                         }
@@ -229,8 +236,9 @@ fn play_game(
             }
         };
         match outcome {
-            Turn::Lost(ending) => return Ok((side_won(!turn), ending, moves)),
-            Turn::Moved(m, score) => {
+            Turn::Lost(ending) => return Ok((side_won(!turn), ending, moves, evals)),
+            Turn::Moved(m, score, depth) => {
+                evals.push(score.map(|s| (s, depth.unwrap_or(0))));
                 // Scores are from the mover's view; adjudication wants White's.
                 scores.push(score.map(|s| if turn == Color::White { s } else { -s }));
                 move_texts.push(uci_move(m, opts.chess960));
@@ -382,7 +390,7 @@ impl Match<'_> {
             } else {
                 (&mut opponent, &mut engine)
             };
-            let (result, ending, moves) = match play_game(opts, &start, w, b) {
+            let (result, ending, moves, evals) = match play_game(opts, &start, w, b) {
                 Ok(x) => x,
                 Err(e) => {
                     *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Error::Game {
@@ -400,6 +408,7 @@ impl Match<'_> {
                 ending,
                 start,
                 moves,
+                evals,
             };
             let mut warnings = Vec::new();
             warnings.extend(self.write_pgn(&outcome));
@@ -471,6 +480,28 @@ impl Match<'_> {
             return Ok(0);
         };
         let (white, black) = self.players(g);
+        // Deep Red's evaluations are its own searches'; another engine's are kept as such.
+        let by = |name: &str| {
+            if name.starts_with("Deep Red") {
+                EvalSource::DeepRed
+            } else {
+                EvalSource::Other
+            }
+        };
+        let white_first = g.start.turn() == Color::White;
+        let evals = g
+            .evals
+            .iter()
+            .enumerate()
+            .map(|(ply, e)| {
+                let white_moved = (ply % 2 == 0) == white_first;
+                e.map(|(score, depth)| MoveEval {
+                    score: score.clamp(-32_000, 32_000) as i16,
+                    depth,
+                    source: by(if white_moved { white } else { black }),
+                })
+            })
+            .collect();
         let rec = GameRecord {
             source: "match".into(),
             white: white.clone(),
@@ -479,6 +510,7 @@ impl Match<'_> {
             result: g.result,
             start: g.start.clone(),
             moves: g.moves.clone(),
+            evals,
         };
         match s.learn_game(rec) {
             Ok(crate::experience::store::Learned::AlreadyKnown) => Ok(0),

@@ -71,6 +71,7 @@ pub fn run(
             .and_then(|st| SearchMemory::load(st).ok())
             .map(std::sync::Arc::new),
         found: Vec::new(),
+        engine_evals: std::collections::HashMap::new(),
         store,
         no_learn_reason,
     };

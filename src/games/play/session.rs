@@ -19,7 +19,7 @@ use crate::chess::zobrist::hash_of;
 use crate::eval::memory::SearchMemory;
 use crate::experience::book::book_move;
 use crate::experience::memory::{QParams, Remembered};
-use crate::experience::records::GameRecord;
+use crate::experience::records::{GameRecord, MoveEval};
 use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::skill::Skill;
 use crate::search::tt::TranspositionTable;
@@ -56,6 +56,9 @@ pub(super) struct Session<'a, W: Write, E: Write> {
     pub(super) memory: Option<Arc<SearchMemory>>,
     /// What this game's full-strength searches found, learned with the game.
     pub(super) found: Vec<Remembered>,
+    /// The evaluation of each searched engine move, by ply (a ply taken back and played again
+    /// by the engine gets the new one; the engine always moves at the same plies' parity).
+    pub(super) engine_evals: std::collections::HashMap<usize, MoveEval>,
     /// Why the game will not be learned, when it will not.
     pub(super) no_learn_reason: Option<String>,
 }
@@ -212,6 +215,8 @@ impl<W: Write, E: Write> Session<'_, W, E> {
             r.depth,
             r.nodes
         )?;
+        self.engine_evals
+            .insert(self.moves.len(), crate::uci::experience::search_eval(&r));
         self.play(m)?;
         Ok(None)
     }
@@ -448,6 +453,9 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                 result,
                 start: self.opts.start.clone(),
                 moves: self.moves.clone(),
+                evals: (0..self.moves.len())
+                    .map(|ply| self.engine_evals.get(&ply).copied())
+                    .collect(),
             };
             let path = store.path().display().to_string();
             let positions = path_of(&game.start, &game.moves);

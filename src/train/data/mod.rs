@@ -239,8 +239,8 @@ pub fn board_at(record: &[u8], offset: usize) -> Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::pgn::{PgnGame, read_games};
     use crate::chess::fen::parse_fen;
+    use crate::chess::pgn::{PgnGame, read_games};
 
     fn games() -> Vec<PgnGame> {
         let pgn = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 \
