@@ -9,7 +9,9 @@
 //! - [`uci`]: the protocol;
 //! - [`games`]: self-play, terminal play, matches and the client for child engines;
 //! - [`train`]: data sets, training (feature `torch`), accuracy, plots;
-//! - [`tools`]: the EPD/STS runner and the kernel benchmark.
+//! - [`tools`]: the EPD/STS runner and the kernel benchmark;
+//! - [`learn`]: the learning loop (self-play, training, gating, promotion), on one machine or a
+//!   farm.
 //!
 //! The binary (`main.rs`, `cli.rs`, `cmd/`) sits on top and only dispatches.
 
@@ -17,6 +19,7 @@ pub mod chess;
 pub mod eval;
 pub mod experience;
 pub mod games;
+pub mod learn;
 pub mod nn;
 pub mod search;
 pub mod tools;

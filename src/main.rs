@@ -8,10 +8,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use cli::{Cli, Cmd};
-use cmd::{engine, experience, games, nets, tools};
+use cmd::{engine, experience, games, learn, nets, tools};
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
+    // OpenBench passes its datagen command as one argument: "genfens N seed S book B" quit.
+    if let Some(command) = std::env::args().nth(1).filter(|a| a.starts_with("genfens")) {
+        return games::genfens(&command);
+    }
     match Cli::parse().command {
         None | Some(Cmd::Uci) => engine::uci(),
         Some(Cmd::Bench(a)) => engine::bench(a),
@@ -27,6 +31,7 @@ fn main() -> ExitCode {
         Some(Cmd::Experience(what)) => experience::experience(what),
         Some(Cmd::Selfplay(a)) => games::selfplay(a),
         Some(Cmd::Match(a)) => games::run_match(*a),
+        Some(Cmd::Learn(a)) => learn::learn(*a),
         Some(Cmd::Play(a)) => games::play(a),
         Some(Cmd::Sts(a)) => tools::sts(a),
         Some(Cmd::WdlFit(a)) => tools::wdl_fit(a),

@@ -151,3 +151,50 @@ fn every_subcommand_exits_quietly_on_a_closed_pipe() {
         assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
     }
 }
+
+/// OpenBench's datagen protocol, read the way its client reads it (Client/genfens.py): the
+/// lines that start with `info string genfens `, the text after `genfens `, whose last two
+/// fields are the move counters it turns into EPD's `hmvc` and `fmvn`.
+#[test]
+fn genfens_prints_the_openings_openbench_reads() {
+    let openings = |cmd: &str| -> Vec<String> {
+        let out = common::command().args([cmd, "quit"]).output().unwrap();
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("info string genfens "))
+            .map(|l| l.split("genfens ").nth(1).unwrap().trim_end().to_string())
+            .collect()
+    };
+    let a = openings("genfens 12 seed 2025 book None");
+    assert_eq!(a.len(), 12);
+    for fen in &a {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        assert_eq!(fields.len(), 6, "{fen}");
+        let (hmvc, fmvn): (u32, u32) = (fields[4].parse().unwrap(), fields[5].parse().unwrap());
+        assert!(fmvn >= 1 && hmvc < 100, "{fen}");
+        let pos = deepred::chess::fen::parse_fen(fen, false).unwrap();
+        assert!(!shakmaty::Position::is_game_over(&pos), "{fen}");
+    }
+    // The same seed gives the same openings, another seed others.
+    assert_eq!(openings("genfens 12 seed 2025 book None"), a);
+    assert_ne!(openings("genfens 12 seed 2026 book None"), a);
+    // From a book: its lines, a couple of random moves on.
+    let book = common::data("books/noob_3moves_200.epd");
+    let b = openings(&format!("genfens 5 seed 1 book {}", book.display()));
+    assert_eq!(b.len(), 5);
+    // Bad commands and a missing book are clear errors.
+    for bad in [
+        "genfens 5 seed x book None",
+        "genfens 5 book None",
+        "genfens 3 seed 1 book /nonexistent.epd",
+    ] {
+        let out = common::command().args([bad, "quit"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.starts_with("deepred: "),
+            "{bad}: {err}"
+        );
+    }
+}

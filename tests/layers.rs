@@ -18,6 +18,19 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("games", &["chess", "experience", "eval", "search", "uci"]),
     ("train", &["chess", "nn", "eval"]),
     ("tools", &["chess", "nn", "search", "games", "train"]),
+    (
+        "learn",
+        &[
+            "chess",
+            "nn",
+            "experience",
+            "eval",
+            "search",
+            "games",
+            "train",
+            "tools",
+        ],
+    ),
 ];
 
 /// Files of the binary crate.

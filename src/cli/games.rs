@@ -156,6 +156,14 @@ pub struct SelfplayArgs {
     /// Adjudicate a draw after this many plies.
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
+    /// Random legal moves after the opening, before the game starts (variety; the game is
+    /// learned from the position they reach).
+    #[arg(long, default_value_t = 0)]
+    pub random_plies: usize,
+    /// Learn the win/draw/loss counts of each game's first N plies only (the store grows by
+    /// the game, not by a row per position).
+    #[arg(long)]
+    pub tree_plies: Option<usize>,
 }
 
 #[derive(clap::Args)]

@@ -3,11 +3,13 @@
 
 mod experience;
 mod games;
+mod learn;
 mod nets;
 mod tools;
 
 pub use experience::*;
 pub use games::*;
+pub use learn::*;
 pub use nets::*;
 pub use tools::*;
 
@@ -60,6 +62,10 @@ pub enum Cmd {
     /// Deep Red (or --engine) against another UCI engine: clocks or node limits, an opening book
     /// played with colours alternated, adjudication, PGN, Elo with error bars, optional learning.
     Match(Box<MatchArgs>),
+    /// The learning loop: self-play with the current net into the store, a candidate trained
+    /// on the store, gated by an SPRT against the current net, promoted when it passes;
+    /// resumable; --play-only and --train-only split it over a farm.
+    Learn(Box<LearnArgs>),
     /// Play in the terminal: a human against Deep Red, or two humans; finished games are learned.
     Play(PlayArgs),
     /// Look into the experience store.

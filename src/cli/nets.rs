@@ -2,6 +2,24 @@
 
 use clap::Subcommand;
 
+/// Any kind of net, the learned value net included.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum AnyNetKind {
+    Learned,
+    Deepchess,
+    Deeppink,
+}
+
+impl AnyNetKind {
+    pub fn kind(self) -> deepred::nn::net::Kind {
+        match self {
+            AnyNetKind::Learned => deepred::nn::net::Kind::Learned,
+            AnyNetKind::Deepchess => deepred::nn::net::Kind::DeepChess,
+            AnyNetKind::Deeppink => deepred::nn::net::Kind::DeepPink,
+        }
+    }
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum NetKind {
     Deepchess,
@@ -298,7 +316,7 @@ pub struct ExportTorchscriptArgs {
 #[derive(clap::Args)]
 pub struct RandomNetArgs {
     #[arg(value_enum)]
-    pub kind: NetKind,
+    pub kind: AnyNetKind,
     #[arg(long)]
     pub out: std::path::PathBuf,
     #[arg(long, default_value_t = 1)]

@@ -259,7 +259,7 @@ fn export(a: ExportArgs) -> ExitCode {
 }
 
 /// The position filter of `--window`, `--source-weight`, ... .
-fn position_filter(
+pub fn position_filter(
     a: &PositionArgs,
 ) -> Result<deepred::experience::positions::PositionFilter, String> {
     let weights = super::parse_options(&a.source_weights)?

@@ -23,6 +23,8 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         seed,
         concurrency,
         max_plies,
+        random_plies,
+        tree_plies,
     } = a;
     use deepred::games::selfplay;
     let ev = match evaluator_arg(evaluator, &db) {
@@ -74,6 +76,9 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         max_plies,
         concurrency,
         store: (!no_learn).then_some(db),
+        random_plies,
+        tree_plies,
+        ..selfplay::SelfplayOptions::new(deepred::eval::pst_evaluator(), None)
     };
     let bar = indicatif::ProgressBar::new(games as u64);
     let r = match selfplay::run(&opts, |done| bar.set_position(done as u64)) {
@@ -288,6 +293,26 @@ pub fn play(a: PlayArgs) -> ExitCode {
         Ok(_) => ExitCode::SUCCESS,
         // Only a closed stdout ends up here.
         Err(e) => fail(format!("play: {e}")),
+    }
+}
+
+/// OpenBench's `genfens`: the openings of a datagen workload, each as `info string genfens
+/// <FEN>` (its client reads those lines), balanced by a short search with the default
+/// evaluator.
+pub fn genfens(command: &str) -> ExitCode {
+    use deepred::games::genfens::{generate, parse};
+    let req = match parse(command) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    match generate(&req, &deepred::eval::default_evaluator()) {
+        Ok(openings) => {
+            for p in openings {
+                println!("info string genfens {}", deepred::chess::fen::fen_of(&p));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod engine;
 pub mod experience;
 pub mod games;
+pub mod learn;
 pub mod nets;
 pub mod tools;
 

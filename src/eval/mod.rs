@@ -212,10 +212,25 @@ pub fn by_name_with(name: &str, ctx: &EvalContext) -> Result<Evaluator, Error> {
     build(EvalKind::parse(name)?, ctx)
 }
 
-/// The evaluator `kind` with its data from `ctx`: the net of `ctx.eval_file`, else the embedded
-/// one (loaded once per process and shared).
+/// Where the net of `kind` comes from: `ctx.eval_file` when given, else the newest net the
+/// learning loop promoted on this machine (the data folder's `nets/`), else the one embedded in
+/// the binary.
+pub fn net_source(kind: NetKind, ctx: &EvalContext) -> NetSource {
+    if let Some(f) = &ctx.eval_file {
+        return NetSource::File(f.clone());
+    }
+    match crate::experience::location::newest_promoted(kind.name()) {
+        Some((_, path)) => NetSource::File(path),
+        None => NetSource::Embedded,
+    }
+}
+
+/// The evaluator `kind` with its data from `ctx`: the net of [`net_source`] (the embedded one
+/// is loaded once per process and shared).
 pub fn build(kind: EvalKind, ctx: &EvalContext) -> Result<Evaluator, Error> {
-    let source = NetSource::from_option(ctx.eval_file.as_deref());
+    let source = kind
+        .net()
+        .map_or(NetSource::Embedded, |k| net_source(k, ctx));
     #[cfg(feature = "torch")]
     if let NetSource::File(path) = &source
         && torchscript::is_torchscript(path)

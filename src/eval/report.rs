@@ -5,7 +5,7 @@ use shakmaty::{Chess, Position};
 use super::EvalContext;
 use crate::chess::score::cp_from_expectation;
 use crate::experience::store::Store;
-use crate::nn::net::{Kind, NetFile, NetSource};
+use crate::nn::net::{Kind, NetFile};
 use crate::nn::value::ValueNet;
 use crate::nn::{DeepChess, DeepPink};
 
@@ -89,7 +89,7 @@ pub fn eval_report(pos: &Chess, ctx: &EvalContext) -> String {
 }
 
 /// The net the `eval` report uses for `kind`: `ctx.eval_file` when it is a net of that kind (or
-/// cannot be read), else the embedded one.
+/// cannot be read), else the newest promoted one, else the embedded one.
 fn net_for_report(kind: Kind, ctx: &EvalContext) -> Result<NetFile, crate::nn::Error> {
     if let Some(f) = &ctx.eval_file {
         match NetFile::load(f, None) {
@@ -98,5 +98,9 @@ fn net_for_report(kind: Kind, ctx: &EvalContext) -> Result<NetFile, crate::nn::E
             Err(e) => return Err(e),
         }
     }
-    NetFile::open(kind, &NetSource::Embedded)
+    let auto = EvalContext {
+        eval_file: None,
+        ..ctx.clone()
+    };
+    NetFile::open(kind, &super::net_source(kind, &auto))
 }

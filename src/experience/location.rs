@@ -62,3 +62,55 @@ pub fn prepare(path: &Path) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// The folder of the nets the learning loop promoted on this machine: `nets` in the data folder.
+pub fn nets_dir() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("nets"))
+}
+
+/// The file of generation `generation`'s promoted net of evaluator `kind` in `dir`.
+pub fn promoted_file(dir: &Path, kind: &str, generation: i64) -> PathBuf {
+    dir.join(format!("{kind}-gen{generation}.safetensors"))
+}
+
+/// The newest promoted net of evaluator `kind` in `dir` (the highest generation), if any:
+/// what `EvalFile auto` runs instead of the net embedded in the binary.
+pub fn newest_promoted_in(dir: &Path, kind: &str) -> Option<(i64, PathBuf)> {
+    let prefix = format!("{kind}-gen");
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let g: i64 = name
+                .strip_prefix(&prefix)?
+                .strip_suffix(".safetensors")?
+                .parse()
+                .ok()?;
+            Some((g, dir.join(name)))
+        })
+        .max_by_key(|(g, _)| *g)
+}
+
+/// [`newest_promoted_in`] the data folder's [`nets_dir`].
+pub fn newest_promoted(kind: &str) -> Option<(i64, PathBuf)> {
+    newest_promoted_in(&nets_dir()?, kind)
+}
+
+/// Installs a promoted net in `dir` (created if missing) as generation `generation` of `kind`:
+/// written beside its place and renamed into it, so that no reader ever sees half a file.
+/// Returns its path.
+pub fn install_net(
+    dir: &Path,
+    kind: &str,
+    generation: i64,
+    bytes: &[u8],
+) -> Result<PathBuf, std::io::Error> {
+    std::fs::create_dir_all(dir)?;
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let path = promoted_file(dir, kind, generation);
+    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(path)
+}

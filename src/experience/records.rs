@@ -105,11 +105,17 @@ impl GameRecord {
     /// The distinct (position, move) pairs of the game, in order: a pair that comes back (a
     /// repetition) is learned once per game.
     pub fn rows(&self) -> Vec<MoveRow> {
-        let mut rows: Vec<MoveRow> = Vec::with_capacity(self.moves.len());
+        self.rows_first(self.moves.len())
+    }
+
+    /// [`Self::rows`] of the game's first `plies` plies only: what the win/draw/loss tree learns
+    /// of a game whose later moves it need not count (the learning loop's own games).
+    pub fn rows_first(&self, plies: usize) -> Vec<MoveRow> {
+        let mut rows: Vec<MoveRow> = Vec::with_capacity(self.moves.len().min(plies));
         let mut seen = std::collections::HashSet::with_capacity(self.moves.len());
         let mut pos = self.start.clone();
         let mut parent = compact_key(&pos);
-        for &m in &self.moves {
+        for &m in self.moves.iter().take(plies) {
             let mover = pos.turn();
             let mv = move_text(&pos, m);
             pos.play_unchecked(m);

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod datagen;
 mod error;
+pub mod genfens;
 pub mod matchrun;
 pub mod play;
 pub mod selfplay;

@@ -54,6 +54,67 @@ pub struct SelfplayOptions {
     pub max_plies: usize,
     pub concurrency: usize,
     pub store: Option<PathBuf>,
+    /// Random legal moves played after the opening, before the game starts (variety).
+    pub random_plies: usize,
+    /// With a store and a search: learn as `Learning` does (the search memory, the root bias,
+    /// the Q-learning step); off, only the game and its counts are learned.
+    pub learn_searches: bool,
+    /// The games' source in the store and their players' name.
+    pub source: String,
+    pub player: String,
+    /// The win/draw/loss counts of a game's first this many plies only (`None`: all).
+    pub tree_plies: Option<usize>,
+}
+
+impl SelfplayOptions {
+    /// Self-play as `deepred selfplay` plays it by default: 20,000 nodes a move from the start
+    /// position, learning like `Learning` into `store`.
+    pub fn new(evaluator: Evaluator, store: Option<PathBuf>) -> SelfplayOptions {
+        SelfplayOptions {
+            games: 10,
+            nodes: Some(20_000),
+            nodes_jitter: 0,
+            depth: None,
+            movetime_ms: None,
+            openings: Vec::new(),
+            explore: false,
+            explore_epsilon: 0.0,
+            evaluator,
+            seed: 1,
+            max_plies: 400,
+            concurrency: 1,
+            store,
+            random_plies: 0,
+            learn_searches: true,
+            source: "selfplay".to_string(),
+            player: crate::uci::ENGINE_NAME.to_string(),
+            tree_plies: None,
+        }
+    }
+}
+
+/// A game's start: one of `openings` at random (the start position if there are none), then
+/// `random_plies` random legal moves (fewer where the game would end).
+pub fn opening(openings: &[Chess], random_plies: usize, rng: &mut StdRng) -> Chess {
+    let mut pos = if openings.is_empty() {
+        Chess::default()
+    } else {
+        openings[rng.random_range(0..openings.len())].clone()
+    };
+    for _ in 0..random_plies {
+        let legal = pos.legal_moves();
+        if legal.len() < 2 {
+            break;
+        }
+        let m = legal[rng.random_range(0..legal.len())];
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        if next.legal_moves().is_empty() {
+            break;
+        }
+        pos = next;
+    }
+    pos
 }
 
 /// Loads openings from an EPD file (first four fields of each line).
@@ -186,9 +247,9 @@ pub fn play_game(
         evals.push(eval);
     };
     let game = GameRecord {
-        source: "selfplay".to_string(),
-        white: crate::uci::ENGINE_NAME.to_string(),
-        black: crate::uci::ENGINE_NAME.to_string(),
+        source: opts.source.clone(),
+        white: opts.player.clone(),
+        black: opts.player.clone(),
         date: String::new(),
         result,
         start: start.clone(),
@@ -196,6 +257,16 @@ pub fn play_game(
         evals,
     };
     (game, found)
+}
+
+/// Learns a game's counts (of its first `tree_plies` plies only, when given) and the game.
+pub fn learn_counts(
+    store: &mut Store,
+    game: &GameRecord,
+    tree_plies: Option<usize>,
+) -> Result<Learned, crate::experience::Error> {
+    let rows = game.rows_first(tree_plies.unwrap_or(usize::MAX));
+    Ok(store.learn(&[(game.clone(), rows)])?[0])
 }
 
 /// Games a self-play worker plays between two readings of the search memory (it keeps its own
@@ -235,6 +306,7 @@ pub fn run(
                 let mut played = 0usize;
                 loop {
                     if !opts.explore
+                        && opts.learn_searches
                         && played.is_multiple_of(MEMORY_RELOAD_GAMES)
                         && let Some(s) = store.as_ref()
                     {
@@ -248,11 +320,7 @@ pub fn run(
                     let mut rng = StdRng::seed_from_u64(
                         opts.seed.wrapping_add(i as u64 * 7919 + worker as u64),
                     );
-                    let start = if opts.openings.is_empty() {
-                        Chess::default()
-                    } else {
-                        opts.openings[rng.random_range(0..opts.openings.len())].clone()
-                    };
+                    let start = opening(&opts.openings, opts.random_plies, &mut rng);
                     let (game, found) =
                         play_game(&start, opts, store.as_ref(), memory.as_ref(), &mut rng);
                     let pgn = crate::chess::pgn::write_pgn(
@@ -283,7 +351,7 @@ pub fn run(
                                 learned.unwrap_or(Learned::AlreadyKnown)
                             })
                         } else {
-                            s.learn_game(game.clone())
+                            learn_counts(s, &game, opts.tree_plies)
                         }
                     });
                     let learned = match written {

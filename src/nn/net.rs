@@ -52,13 +52,6 @@ pub enum NetSource {
     File(PathBuf),
 }
 
-impl NetSource {
-    /// `explicit` (an `EvalFile` path) if given, else the embedded net.
-    pub fn from_option(explicit: Option<&Path>) -> NetSource {
-        explicit.map_or(NetSource::Embedded, |p| NetSource::File(p.to_path_buf()))
-    }
-}
-
 /// A validated net file: metadata and f32 tensors.
 #[derive(Debug)]
 pub struct NetFile {

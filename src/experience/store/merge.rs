@@ -148,6 +148,16 @@ impl Store {
             .map_err(|e| Error::sqlite(&self.path, e))
     }
 
+    /// How many learned games have this source and White player (the learning loop counts
+    /// the games of each net this way).
+    pub fn count_games(&self, source: &str, white: &str) -> Result<u64, Error> {
+        let sql = "SELECT count(*) FROM games WHERE source = ?1 AND white = ?2";
+        let conn = sqlite_or!(self, pg => pg.count_games(&sql.replace("?1", "$1").replace("?2", "$2"), source, white));
+        conn.query_row(sql, [source, white], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| Error::sqlite(&self.path, e))
+    }
+
     /// The id of the last learned game (0 for none).
     pub fn last_game_id(&self) -> Result<i64, Error> {
         let conn = sqlite_or!(self, pg => pg.count("SELECT coalesce(max(id), 0) FROM games").map(|n| n as i64));

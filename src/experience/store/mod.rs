@@ -40,6 +40,7 @@ macro_rules! sqlite_or {
 
 mod memory;
 mod merge;
+mod nets;
 mod postgres;
 mod prune;
 mod read;
@@ -48,6 +49,7 @@ mod write;
 
 pub use memory::GameSearches;
 pub use merge::{Merged, record_of};
+pub use nets::StoredNet;
 pub use prune::Pruned;
 pub use tx::{MemoryRow, StoredGame};
 
@@ -295,7 +297,11 @@ impl Store {
                      id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, source TEXT NOT NULL,
                      white TEXT NOT NULL, black TEXT NOT NULL, result TEXT NOT NULL, date TEXT NOT NULL,
                      plies INTEGER NOT NULL, rows INTEGER NOT NULL, learned_at INTEGER NOT NULL,
-                     start TEXT, moves BLOB, evals BLOB);",
+                     start TEXT, moves BLOB, evals BLOB);
+                 CREATE TABLE IF NOT EXISTS nets (
+                     generation INTEGER PRIMARY KEY, kind TEXT NOT NULL, parent INTEGER,
+                     created_at INTEGER NOT NULL, bytes BLOB NOT NULL);
+                 CREATE INDEX IF NOT EXISTS games_source_white ON games (source, white);",
             )?;
             if table_count(conn, Some("white_moves"))? == 0 {
                 conn.execute_batch(&format!(

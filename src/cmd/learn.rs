@@ -1,0 +1,110 @@
+//! `deepred learn`: the learning loop, its settings from the command line.
+
+use std::process::ExitCode;
+
+use deepred::games::matchrun::{EngineSpec, Sprt};
+use deepred::learn::{LearnOptions, Mode, gate, record};
+
+use super::{fail, parse_options};
+use crate::cli::LearnArgs;
+
+pub fn learn(a: LearnArgs) -> ExitCode {
+    let opts = match options(&a) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let status = |line: &str| eprintln!("learn: {line}");
+    match deepred::learn::run(&opts, &status) {
+        Ok(r) => {
+            println!(
+                "learn: {} games played, {} candidates trained, generations promoted: {}",
+                r.games_played,
+                r.candidates,
+                if r.promoted.is_empty() {
+                    "none".to_string()
+                } else {
+                    r.promoted
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// The loop's settings from the arguments.
+fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
+    use deepred::experience::location;
+    let data = location::data_dir();
+    let dir = match (&a.dir, &data) {
+        (Some(d), _) => d.clone(),
+        (None, Some(d)) => d.join("learn"),
+        (None, None) => return Err("no data folder: give --dir".into()),
+    };
+    let nets_dir = location::nets_dir().unwrap_or_else(|| dir.join("promoted"));
+    let openings = match &a.book {
+        Some(b) => deepred::games::selfplay::load_openings(b).map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
+    let sprt = Sprt::parse(&a.sprt).map_err(|e| format!("--sprt: {e}"))?;
+    let mut references = vec![record::Reference::pst()];
+    for (name, cmd) in parse_options(&a.references)? {
+        references.push(record::Reference {
+            name,
+            engine: EngineSpec {
+                cmd: Some(cmd),
+                options: Vec::new(),
+            },
+        });
+    }
+    let threads = a.threads.unwrap_or_else(super::games::cores).max(1);
+    let mut positions = super::experience::position_filter(&a.positions)?;
+    positions.seed = a.seed;
+    Ok(LearnOptions {
+        mode: if a.play_only {
+            Mode::PlayOnly
+        } else if a.train_only {
+            Mode::TrainOnly
+        } else {
+            Mode::Full
+        },
+        store: a.db.clone(),
+        dir,
+        nets_dir,
+        generations: a.generations,
+        rounds: a.rounds,
+        from: a.from.clone(),
+        games: a.games.max(1),
+        nodes: a.nodes.max(1),
+        openings,
+        random_plies: a.random_plies,
+        max_plies: a.max_plies,
+        tree_plies: (a.tree_plies > 0).then_some(a.tree_plies),
+        window: a.window.max(1),
+        train: gate::TrainSettings {
+            hidden: a.hidden,
+            epochs: a.epochs.max(1),
+            batch: a.batch.max(1),
+            lr: a.lr,
+            lr_decay: a.lr_decay,
+            wdl: a.wdl.clamp(0.0, 1.0),
+            val_fraction: a.val_fraction.clamp(0.0, 0.5),
+            positions,
+        },
+        gate: gate::GateSettings {
+            nodes: a.gate_nodes.max(1),
+            max_games: a.gate_games.max(2),
+            sprt,
+        },
+        references,
+        reference_games: a.reference_games,
+        threads,
+        seed: a.seed,
+        max_games: a.max_games,
+        max_wait: a.max_wait.map(std::time::Duration::from_secs),
+    })
+}

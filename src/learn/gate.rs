@@ -1,0 +1,420 @@
+//! A candidate net: trained on the store, gated by an SPRT against the current net, promoted
+//! when it passes. Each step leaves a file in the work folder before the next starts (the
+//! candidate, then its gate result), so a stopped loop takes up where it was.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use shakmaty::Chess;
+
+use super::{Error, LearnOptions, Net};
+use crate::experience::positions::{PositionFilter, training_boards};
+use crate::experience::store::{Store, StoredNet};
+use crate::games::matchrun::{
+    Adjudication, EngineSpec, MatchOptions, MatchReport, MoveLimit, Sprt, Verdict,
+};
+use crate::nn::net::{Kind, NetFile};
+use crate::train::value::{ValueTrainOptions, train_value};
+
+/// The candidate's training (`deepred train-learned`'s settings).
+#[derive(Clone, Debug)]
+pub struct TrainSettings {
+    pub hidden: usize,
+    pub epochs: usize,
+    pub batch: usize,
+    pub lr: f32,
+    pub lr_decay: f32,
+    pub wdl: f32,
+    pub val_fraction: f64,
+    /// The filters of the positions (the window is the loop's own setting).
+    pub positions: PositionFilter,
+}
+
+/// The gate: an SPRT at fixed nodes, at most `max_games` games.
+#[derive(Clone, Copy, Debug)]
+pub struct GateSettings {
+    pub nodes: u64,
+    pub max_games: usize,
+    pub sprt: Sprt,
+}
+
+/// A trained candidate for the generation after its parent's.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub generation: i64,
+    pub attempt: usize,
+    pub path: PathBuf,
+    pub positions: u64,
+}
+
+/// The gate's result, kept in the work folder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateResult {
+    pub verdict: Verdict,
+    pub games: u32,
+    pub score: f64,
+    pub elo: f64,
+    pub error: f64,
+    pub llr: f64,
+    /// The pentanomial counts, [LL, LD, DD+WL, WD, WW].
+    pub pentanomial: [u32; 5],
+}
+
+impl GateResult {
+    pub fn promoted(&self) -> bool {
+        self.verdict == Verdict::H1
+    }
+
+    /// One line for people and for the net's metadata.
+    pub fn describe(&self) -> String {
+        format!(
+            "SPRT {}: {} games, score {:.1}%, Elo {:+.0} ± {:.0}, LLR {:.2}, pentanomial {:?}",
+            self.verdict.describe(),
+            self.games,
+            100.0 * self.score,
+            self.elo,
+            self.error,
+            self.llr,
+            self.pentanomial
+        )
+    }
+
+    fn to_text(&self) -> String {
+        format!(
+            "verdict {}\ngames {}\nscore {}\nelo {}\nerror {}\nllr {}\npentanomial {}\n",
+            match self.verdict {
+                Verdict::H1 => "H1",
+                Verdict::H0 => "H0",
+                Verdict::Continue => "none",
+            },
+            self.games,
+            self.score,
+            self.elo,
+            self.error,
+            self.llr,
+            self.pentanomial.map(|n| n.to_string()).join(",")
+        )
+    }
+
+    fn from_text(text: &str) -> Option<GateResult> {
+        let get = |k: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(k)?.strip_prefix(' '))
+                .map(str::trim)
+        };
+        let p: Vec<u32> = get("pentanomial")?
+            .split(',')
+            .map(|n| n.parse().ok())
+            .collect::<Option<_>>()?;
+        Some(GateResult {
+            verdict: match get("verdict")? {
+                "H1" => Verdict::H1,
+                "H0" => Verdict::H0,
+                _ => Verdict::Continue,
+            },
+            games: get("games")?.parse().ok()?,
+            score: get("score")?.parse().ok()?,
+            elo: get("elo")?.parse().ok()?,
+            error: get("error")?.parse().ok()?,
+            llr: get("llr")?.parse().ok()?,
+            pentanomial: p.try_into().ok()?,
+        })
+    }
+}
+
+fn gates_dir(dir: &Path) -> PathBuf {
+    dir.join("gates")
+}
+
+/// The files of candidate `attempt` for the generation after `parent`: the net, its gate games
+/// and its gate result.
+fn files(dir: &Path, parent: i64, attempt: usize) -> (PathBuf, PathBuf, PathBuf) {
+    let name = format!("gen{}-try{attempt}", parent + 1);
+    (
+        dir.join("nets")
+            .join(format!("candidate-{name}.safetensors")),
+        gates_dir(dir).join(format!("{name}.pgn")),
+        gates_dir(dir).join(format!("{name}.txt")),
+    )
+}
+
+/// Candidates of the generation after `parent` that failed their gate (the next one is
+/// attempt number this).
+pub fn attempts(dir: &Path, parent: i64) -> usize {
+    (0..)
+        .take_while(|&k| {
+            let (_, _, result) = files(dir, parent, k);
+            std::fs::read_to_string(result)
+                .ok()
+                .and_then(|t| GateResult::from_text(&t))
+                .is_some_and(|r| !r.promoted())
+        })
+        .count()
+}
+
+/// Trains candidate `attempt` for the generation after `parent` on the latest games of the
+/// store (a candidate already trained, to its last epoch, is kept).
+pub fn train(
+    opts: &LearnOptions,
+    store: &Store,
+    parent: &Net,
+    attempt: usize,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<Candidate, Error> {
+    let (path, _, _) = files(&opts.dir, parent.generation, attempt);
+    let generation = parent.generation + 1;
+    let t = &opts.train;
+    if let Ok(f) = NetFile::load(&path, Some(Kind::Learned))
+        && f.meta.get("epochs") == Some(&t.epochs.to_string())
+    {
+        status(&format!("train: candidate {} is trained", path.display()));
+        return Ok(Candidate {
+            generation,
+            attempt,
+            positions: f.meta_or("positions").parse().unwrap_or(0),
+            path,
+        });
+    }
+    let filter = PositionFilter {
+        window: Some(opts.window),
+        seed: opts.seed ^ generation as u64,
+        ..t.positions.clone()
+    };
+    let (boards, sum) = training_boards(store, &filter, |_| {})?;
+    status(&format!(
+        "train: generation {generation} (attempt {attempt}) on {} positions of the latest {} games; {} epochs",
+        sum.positions, sum.games, t.epochs
+    ));
+    let train = ValueTrainOptions {
+        hidden: t.hidden,
+        epochs: t.epochs,
+        batch: t.batch,
+        lr: t.lr,
+        lr_decay: t.lr_decay,
+        wdl: t.wdl,
+        val_fraction: t.val_fraction,
+        threads: opts.threads,
+        seed: opts.seed ^ generation as u64,
+        out: path.clone(),
+        generation: generation.to_string(),
+        meta: vec![
+            ("parent".to_string(), parent.generation.to_string()),
+            (
+                "data".to_string(),
+                format!(
+                    "the latest {} games of the experience store ({} taken), their {} positions evaluated by Deep Red's searches",
+                    sum.games, sum.taken, sum.positions
+                ),
+            ),
+            ("loop_attempt".to_string(), attempt.to_string()),
+        ],
+    };
+    let bar = super::play::progress(t.epochs as u64, "train");
+    let log = train_value(&train, boards, |_, _| bar.inc(1))?;
+    bar.finish_and_clear();
+    if let Some(last) = log.last() {
+        status(&format!(
+            "train: validation loss {:.6} after {} epochs ({:.0} s)",
+            last.val_loss,
+            last.epoch,
+            log.iter().map(|e| e.seconds).sum::<f64>()
+        ));
+    }
+    Ok(Candidate {
+        generation,
+        attempt,
+        path,
+        positions: sum.positions,
+    })
+}
+
+/// Openings of the gate: the loop's book, else positions a few random plies from the start.
+fn gate_openings(opts: &LearnOptions) -> Vec<Chess> {
+    use rand::SeedableRng;
+    if !opts.openings.is_empty() {
+        return opts.openings.clone();
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(opts.seed ^ 0x6a7e);
+    (0..opts.gate.max_games.div_ceil(2).max(1))
+        .map(|_| crate::games::selfplay::opening(&[], opts.random_plies.max(4), &mut rng))
+        .collect()
+}
+
+/// This Deep Red with the learned net `path`, for a match.
+pub fn learned_engine(path: &Path) -> EngineSpec {
+    EngineSpec {
+        cmd: None,
+        options: vec![
+            ("Evaluator".into(), "learned".into()),
+            ("EvalFile".into(), path.display().to_string()),
+        ],
+    }
+}
+
+/// A match of the loop: `engine` against `opponent` at the gate's nodes.
+pub fn loop_match(
+    opts: &LearnOptions,
+    engine: EngineSpec,
+    opponent: EngineSpec,
+    games: usize,
+    sprt: Option<Sprt>,
+    pgn: &Path,
+) -> Result<MatchReport, Error> {
+    let _ = std::fs::remove_file(pgn);
+    let m = MatchOptions {
+        engine,
+        opponent,
+        limit: MoveLimit::Nodes(opts.gate.nodes),
+        opponent_limit: None,
+        openings: gate_openings(opts),
+        games,
+        sprt,
+        concurrency: opts.threads.max(1),
+        seed: opts.seed,
+        pgn: Some(pgn.to_path_buf()),
+        learn: None,
+        adjudication: Adjudication::default(),
+        time_margin_ms: 100,
+        move_timeout_ms: 60_000,
+        chess960: false,
+        event: "deepred learn".to_string(),
+    };
+    let bar = super::play::progress(games as u64, "match");
+    let report =
+        crate::games::matchrun::run(&m, |r, _| bar.set_position(u64::from(r.tally.games())))?;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// Gates `candidate` against `parent` (a gate already run keeps its result).
+pub fn gate(
+    opts: &LearnOptions,
+    parent: &Net,
+    candidate: &Candidate,
+    attempt: usize,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<GateResult, Error> {
+    let (_, pgn, result_file) = files(&opts.dir, parent.generation, attempt);
+    if let Some(r) = std::fs::read_to_string(&result_file)
+        .ok()
+        .and_then(|t| GateResult::from_text(&t))
+    {
+        status(&format!("gate: {}", r.describe()));
+        return Ok(r);
+    }
+    let dir = gates_dir(&opts.dir);
+    std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
+    status(&format!(
+        "gate: generation {} against {} at {} nodes, SPRT [{}, {}] (at most {} games)",
+        candidate.generation,
+        parent.generation,
+        opts.gate.nodes,
+        opts.gate.sprt.elo0,
+        opts.gate.sprt.elo1,
+        opts.gate.max_games
+    ));
+    let r = loop_match(
+        opts,
+        learned_engine(&candidate.path),
+        learned_engine(&parent.path),
+        opts.gate.max_games,
+        Some(opts.gate.sprt),
+        &pgn,
+    )?;
+    let (elo, error) = r.pentanomial.elo();
+    let p = &r.pentanomial;
+    let result = GateResult {
+        verdict: r.sprt.map_or(Verdict::Continue, |s| s.verdict),
+        games: r.tally.games(),
+        score: r.tally.score(),
+        elo,
+        error,
+        llr: r.sprt.map_or(0.0, |s| s.llr),
+        pentanomial: p.counts,
+    };
+    std::fs::write(&result_file, result.to_text())
+        .map_err(Error::io("cannot write", &result_file))?;
+    status(&format!("gate: {}", result.describe()));
+    Ok(result)
+}
+
+/// Promotes a candidate that passed its gate: the net file with its gate result in its
+/// metadata, kept in the store as the new generation and installed in the data folder.
+pub fn promote(
+    opts: &LearnOptions,
+    store: &mut Store,
+    parent: &Net,
+    candidate: &Candidate,
+    gate: &GateResult,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<Net, Error> {
+    let file = NetFile::load(&candidate.path, Some(Kind::Learned))?;
+    let mut meta: HashMap<String, String> = file.meta.clone();
+    meta.insert(
+        "gate".into(),
+        format!(
+            "against generation {}: {}",
+            parent.generation,
+            gate.describe()
+        ),
+    );
+    meta.insert("generation".into(), candidate.generation.to_string());
+    let bytes = crate::nn::random::serialize(&file.tensors(), meta)?;
+    let created_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    store.publish_net(&StoredNet {
+        generation: candidate.generation,
+        kind: Kind::Learned.name().to_string(),
+        parent: Some(parent.generation),
+        created_at,
+        bytes: bytes.clone(),
+    })?;
+    let kind = Kind::Learned.name();
+    let installed = crate::experience::location::install_net(
+        &opts.nets_dir,
+        kind,
+        candidate.generation,
+        &bytes,
+    )
+    .map_err(Error::io("cannot install the net in", &opts.nets_dir))?;
+    // The loop's own copy, which the next round plays with.
+    let work = opts.dir.join("nets");
+    let path = crate::experience::location::install_net(&work, kind, candidate.generation, &bytes)
+        .map_err(Error::io("cannot write", &work))?;
+    status(&format!(
+        "promote: generation {} is the current net (installed as {})",
+        candidate.generation,
+        installed.display()
+    ));
+    Ok(Net {
+        generation: candidate.generation,
+        path,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gate_results_round_trip() {
+        let r = GateResult {
+            verdict: Verdict::H1,
+            games: 212,
+            score: 0.5731,
+            elo: 51.2,
+            error: 20.5,
+            llr: 2.97,
+            pentanomial: [3, 10, 40, 30, 23],
+        };
+        assert_eq!(GateResult::from_text(&r.to_text()), Some(r.clone()));
+        assert!(r.promoted());
+        let h0 = GateResult {
+            verdict: Verdict::H0,
+            ..r
+        };
+        assert!(!h0.promoted());
+        assert_eq!(GateResult::from_text("verdict H1\n"), None);
+    }
+}

@@ -1,0 +1,239 @@
+//! The loop's self-play: the current net against itself at fixed nodes on every core, each game
+//! learned into the store as soon as it ends (its moves with each search's score and depth, and
+//! the counts of its first plies). The games of a net are counted in the store by their players'
+//! name, so a stopped run goes on with what is missing.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use super::{Error, LearnOptions, Net, SOURCE, current_net, player_name, stopped};
+use crate::eval::{EvalContext, EvalKind, Evaluator};
+use crate::experience::store::Store;
+use crate::games::selfplay::{SelfplayOptions, learn_counts, opening, play_game};
+
+/// The self-play settings of a net.
+fn selfplay_options(opts: &LearnOptions, net: &Net, evaluator: Evaluator) -> SelfplayOptions {
+    SelfplayOptions {
+        nodes: Some(opts.nodes),
+        openings: Vec::new(),
+        max_plies: opts.max_plies,
+        learn_searches: false,
+        source: SOURCE.to_string(),
+        player: player_name(net.generation),
+        tree_plies: opts.tree_plies,
+        ..SelfplayOptions::new(evaluator, None)
+    }
+}
+
+/// The evaluator of a net file.
+fn evaluator_of(net: &Net) -> Result<Evaluator, Error> {
+    let ctx = EvalContext {
+        eval_file: Some(net.path.clone()),
+        ..EvalContext::default()
+    };
+    Ok(crate::eval::build(EvalKind::Learned, &ctx)?)
+}
+
+/// Plays game `index` of a run with `net` and learns it into `store`. True if it was new.
+fn play_one(
+    opts: &LearnOptions,
+    store: &mut Store,
+    sp: &SelfplayOptions,
+    salt: u64,
+    index: u64,
+) -> Result<bool, Error> {
+    let mut rng = StdRng::seed_from_u64(
+        opts.seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(salt.wrapping_mul(0xD1B5_4A32_D192_ED03))
+            .wrapping_add(index),
+    );
+    let start = opening(&opts.openings, opts.random_plies, &mut rng);
+    let (game, _) = play_game(&start, sp, None, None, &mut rng);
+    let learned = learn_counts(store, &game, opts.tree_plies)?;
+    Ok(learned != crate::experience::store::Learned::AlreadyKnown)
+}
+
+/// A salt for a run's game seeds: the games already in the store (a resumed run plays other
+/// games than the one it resumes) and the clock.
+fn salt(count: u64) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    count ^ nanos.rotate_left(17)
+}
+
+/// Plays with `net` until the store holds `need` games of it (on `opts.threads` threads);
+/// returns the games this call added.
+pub fn play_until(
+    opts: &LearnOptions,
+    net: &Net,
+    need: u64,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<u64, Error> {
+    let store = Store::open(&opts.store)?;
+    let have = store.count_games(SOURCE, &player_name(net.generation))?;
+    if have >= need {
+        return Ok(0);
+    }
+    let todo = need - have;
+    status(&format!(
+        "play: generation {} has {have} of {need} games; playing {todo} at {} nodes on {} threads",
+        net.generation, opts.nodes, opts.threads
+    ));
+    let evaluator = evaluator_of(net)?;
+    let sp = selfplay_options(opts, net, evaluator);
+    let bar = progress(todo, "play");
+    let (next, added) = (AtomicU64::new(0), AtomicU64::new(0));
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let salt = salt(have);
+    std::thread::scope(|s| {
+        for _ in 0..opts.threads.max(1) {
+            s.spawn(|| {
+                let mut store = match Store::open(&opts.store) {
+                    Ok(st) => st,
+                    Err(e) => {
+                        *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= todo || stopped() || failed.lock().map_or(true, |f| f.is_some()) {
+                        return;
+                    }
+                    match play_one(opts, &mut store, &sp, salt, i) {
+                        Ok(new) => {
+                            added.fetch_add(u64::from(new), Ordering::SeqCst);
+                            bar.inc(1);
+                        }
+                        Err(e) => {
+                            *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let added = added.into_inner();
+    status(&format!(
+        "play: {added} games of generation {} learned ({} s)",
+        net.generation,
+        bar.elapsed().as_secs()
+    ));
+    Ok(added)
+}
+
+/// A farm's player: plays with the newest net of the store on `opts.threads` threads until
+/// stopped (or `opts.max_games`), picking up each new net between games. Returns the games
+/// it learned.
+pub fn play_forever(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<u64, Error> {
+    let (next, added) = (AtomicU64::new(0), AtomicU64::new(0));
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let salt = salt(0);
+    let limit = opts.max_games.unwrap_or(u64::MAX);
+    std::thread::scope(|s| {
+        for _ in 0..opts.threads.max(1) {
+            s.spawn(|| {
+                if let Err(e) = player(opts, &next, &added, salt, limit, status) {
+                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    super::STOP.store(true, Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    Ok(added.into_inner())
+}
+
+/// One thread of [`play_forever`].
+fn player(
+    opts: &LearnOptions,
+    next: &AtomicU64,
+    added: &AtomicU64,
+    salt: u64,
+    limit: u64,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<(), Error> {
+    let mut store = Store::open(&opts.store)?;
+    let mut current: Option<(i64, SelfplayOptions)> = None;
+    loop {
+        if stopped() {
+            return Ok(());
+        }
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        if i >= limit {
+            return Ok(());
+        }
+        // A new net between games: the store says which is newest, cheaply.
+        let newest = store.latest_net_generation(crate::nn::net::Kind::Learned.name())?;
+        let known = current.as_ref().map(|(g, _)| *g);
+        if known.is_none() || newest.is_some_and(|g| Some(g) != known) {
+            let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
+            status(&format!(
+                "play: with generation {} ({})",
+                net.generation,
+                net.path.display()
+            ));
+            let sp = selfplay_options(opts, &net, evaluator_of(&net)?);
+            current = Some((net.generation, sp));
+        }
+        let (_, sp) = current.as_ref().expect("set above");
+        if play_one(opts, &mut store, sp, salt, i)? {
+            added.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A trainer without players of its own: waits until the store holds `need` games of `net`
+/// (checking every few seconds). False if stopped first.
+pub fn wait_for_games(
+    opts: &LearnOptions,
+    store: &Store,
+    net: &Net,
+    need: u64,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<bool, Error> {
+    let mut said = None;
+    let started = Instant::now();
+    loop {
+        let have = store.count_games(SOURCE, &player_name(net.generation))?;
+        if have >= need {
+            return Ok(true);
+        }
+        if said != Some(have) {
+            status(&format!(
+                "train: waiting for the players: generation {} has {have} of {need} games",
+                net.generation
+            ));
+            said = Some(have);
+        }
+        if stopped() || opts.max_wait.is_some_and(|w| started.elapsed() > w) {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A progress bar of `len` steps named `what` (hidden when stderr is no terminal).
+pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{what} {{bar:30}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}

@@ -1,0 +1,152 @@
+//! What each promoted generation is worth: its gate against its parent, and matches against
+//! fixed references (pst, and any UCI engine named), written to `generations.csv` (the format
+//! `deepred curve-plot --generations` reads) and drawn as `generations.png`; `log.csv` keeps the
+//! details of every round.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::gate::{GateResult, learned_engine, loop_match};
+use super::{Error, LearnOptions, Net};
+use crate::games::matchrun::EngineSpec;
+
+/// A fixed engine the generations are measured against.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    /// The name in the CSV (`pst`, `stockfish`...).
+    pub name: String,
+    pub engine: EngineSpec,
+}
+
+impl Reference {
+    /// This Deep Red with the hand-written evaluation.
+    pub fn pst() -> Reference {
+        Reference {
+            name: "pst".to_string(),
+            engine: EngineSpec {
+                cmd: None,
+                options: vec![("Evaluator".into(), "pst".into())],
+            },
+        }
+    }
+}
+
+/// The CSV header of `generations.csv`.
+const HEADER: &str = "generation,opponent,games,score_pct,elo,elo_95";
+
+/// Appends a row to `generations.csv` (with its header when new), replacing an earlier row of
+/// the same generation and opponent (a round recorded again after a restart).
+fn add_row(dir: &Path, row: String) -> Result<(), Error> {
+    let path = dir.join("generations.csv");
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let key: Vec<&str> = row.split(',').take(2).collect();
+    let mut lines: Vec<String> = old
+        .lines()
+        .skip(1)
+        .filter(|l| l.split(',').take(2).collect::<Vec<_>>() != key)
+        .map(str::to_string)
+        .collect();
+    lines.push(row);
+    let text = std::iter::once(HEADER.to_string())
+        .chain(lines)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(&path, text).map_err(Error::io("cannot write", &path))
+}
+
+fn row(generation: i64, opponent: &str, games: u32, score: f64, elo: f64, err: f64) -> String {
+    format!(
+        "{generation},{opponent},{games},{:.1},{elo:.0},{err:.0}",
+        100.0 * score
+    )
+}
+
+/// Records a promoted generation: its gate, its matches against the references, the CSV and
+/// the plot, and a line of `log.csv`.
+pub fn record(
+    opts: &LearnOptions,
+    parent: &Net,
+    promoted: &Net,
+    gate: &GateResult,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<(), Error> {
+    let g = promoted.generation;
+    add_row(
+        &opts.dir,
+        row(
+            g,
+            &format!("generation {}", parent.generation),
+            gate.games,
+            gate.score,
+            gate.elo,
+            gate.error,
+        ),
+    )?;
+    if opts.reference_games > 0 {
+        for r in &opts.references {
+            status(&format!(
+                "record: generation {g} against {}, {} games at {} nodes",
+                r.name, opts.reference_games, opts.gate.nodes
+            ));
+            let pgn = opts
+                .dir
+                .join("gates")
+                .join(format!("gen{g}-vs-{}.pgn", r.name));
+            let m = loop_match(
+                opts,
+                learned_engine(&promoted.path),
+                r.engine.clone(),
+                opts.reference_games,
+                None,
+                &pgn,
+            )?;
+            let (elo, err) = m.pentanomial.elo();
+            status(&format!(
+                "record: generation {g} against {}: {}",
+                r.name,
+                m.summary().lines().nth(1).unwrap_or("")
+            ));
+            add_row(
+                &opts.dir,
+                row(g, &r.name, m.tally.games(), m.tally.score(), elo, err),
+            )?;
+        }
+    }
+    let log = opts.dir.join("log.csv");
+    let new = !log.exists();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .map_err(Error::io("cannot write", &log))?;
+    if new {
+        let _ = writeln!(f, "generation,parent,date,gate");
+    }
+    let _ = writeln!(
+        f,
+        "{g},{},{},\"{}\"",
+        parent.generation,
+        crate::chess::pgn::pgn_date(),
+        gate.describe()
+    );
+    plot(&opts.dir)
+}
+
+/// Draws `generations.png` from `generations.csv`.
+pub fn plot(dir: &Path) -> Result<(), Error> {
+    let csv = dir.join("generations.csv");
+    let text = std::fs::read_to_string(&csv).map_err(Error::io("cannot read", &csv))?;
+    let series = match crate::tools::curve::read_generations(&text) {
+        Ok(s) => s,
+        // Nothing with a finite Elo yet (a 100% gate): no plot this time.
+        Err(_) => return Ok(()),
+    };
+    crate::tools::curve::plot_against(
+        &dir.join("generations.png"),
+        "Deep Red learning: each generation against its parent and fixed references",
+        "generation",
+        &series,
+    )
+    .map_err(|e| Error::Other(format!("cannot draw the generations: {e}")))
+}

@@ -1,0 +1,329 @@
+//! `deepred learn` on tiny settings: the loop plays into the store, trains a candidate on the
+//! store, gates it, promotes it (into the store and the data folder, where `EvalFile auto`
+//! finds it) and records it; killed, it resumes and loses nothing; on a farm (PostgreSQL), two
+//! players and a trainer share one store and the promoted net reaches both players.
+//!
+//! The loop starts from a random net, and the gate's SPRT bounds are permissive
+//! (-1000, -900): these tests check the loop's mechanics, not what it gains (BENCHMARKS.md).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use deepred::experience::store::Store;
+use deepred::nn::net::{Kind, NetFile};
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepred-learn-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A random learned net in `dir` (generation 0: no metadata says otherwise).
+fn random_net(dir: &Path) -> PathBuf {
+    let p = dir.join("random.safetensors");
+    deepred::nn::random::write(&p, Kind::Learned, 7).unwrap();
+    p
+}
+
+/// `deepred learn` with tiny settings and a data folder of its own.
+fn learn(home: &Path, db: &str, work: &Path, from: &Path, extra: &[&str]) -> Command {
+    let mut c = common::command();
+    c.env("DEEPRED_HOME", home).args([
+        "learn",
+        "--db",
+        db,
+        "--dir",
+        work.to_str().unwrap(),
+        "--from",
+        from.to_str().unwrap(),
+        "--nodes",
+        "200",
+        "--window",
+        "1000",
+        "--epochs",
+        "3",
+        "--hidden",
+        "16",
+        "--batch",
+        "256",
+        "--gate-nodes",
+        "200",
+        "--gate-games",
+        "60",
+        "--reference-games",
+        "4",
+        "--sprt=-1000,-900,0.05,0.05",
+    ]);
+    c.args(extra);
+    c
+}
+
+fn run_ok(mut c: Command) -> String {
+    let out = c.output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    text
+}
+
+#[test]
+fn the_loop_promotes_records_and_installs_a_net_that_auto_plays() {
+    let dir = temp("promote");
+    let (home, work) = (dir.join("home"), dir.join("work"));
+    let db = dir.join("store.sqlite");
+    let from = random_net(&dir);
+    let log = run_ok(learn(
+        &home,
+        db.to_str().unwrap(),
+        &work,
+        &from,
+        &["--generations", "1", "--games", "24", "--threads", "2"],
+    ));
+    assert!(log.contains("generations promoted: 1"), "{log}");
+    // The store: 24 games of generation 0, each with Deep Red's evaluations, and the net.
+    let store = Store::open_read_only(&db).unwrap();
+    assert_eq!(
+        store.count_games("learn", "Deep Red learn gen 0").unwrap(),
+        24
+    );
+    assert_eq!(store.latest_net_generation("learned").unwrap(), Some(1));
+    let kept = store.net(1).unwrap().unwrap();
+    assert_eq!(kept.parent, Some(0));
+    // Installed in the data folder, the same bytes, with its history in its metadata.
+    let installed = home.join("nets/learned-gen1.safetensors");
+    assert_eq!(std::fs::read(&installed).unwrap(), kept.bytes);
+    let net = NetFile::load(&installed, Some(Kind::Learned)).unwrap();
+    assert_eq!(net.meta["generation"], "1");
+    assert_eq!(net.meta["parent"], "0");
+    assert!(
+        net.meta["data"].contains("games of the experience store"),
+        "{:?}",
+        net.meta
+    );
+    assert!(net.meta["gate"].contains("H1 accepted"), "{:?}", net.meta);
+    // Recorded: against its parent and against pst, and the plot.
+    let csv = std::fs::read_to_string(work.join("generations.csv")).unwrap();
+    assert!(
+        csv.starts_with("generation,opponent,games,score_pct,elo,elo_95\n"),
+        "{csv}"
+    );
+    assert!(csv.contains("\n1,generation 0,"), "{csv}");
+    assert!(csv.contains("\n1,pst,4,"), "{csv}");
+    assert!(work.join("generations.png").is_file() || !csv.contains(",generation 0,"));
+    // EvalFile auto plays the newest promoted net of the data folder.
+    let mut uci = common::command();
+    uci.env("DEEPRED_HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = uci.spawn().unwrap();
+    use std::io::Write;
+    writeln!(
+        child.stdin.take().unwrap(),
+        "position startpos\ngo nodes 500\nisready\nquit"
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let named = text
+        .lines()
+        .find(|l| l.starts_with("info string Evaluator learned"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(named.contains("learned-gen1.safetensors"), "{named}");
+    assert!(named.contains("generation 1"), "{named}");
+}
+
+/// Waits until the store at `db` holds at least `n` games of the loop (polling).
+fn wait_for_games(db: &Path, n: u64, limit: Duration) -> u64 {
+    let start = Instant::now();
+    loop {
+        let count = Store::open_read_only(db)
+            .and_then(|s| s.count_games("learn", "Deep Red learn gen 0"))
+            .unwrap_or(0);
+        if count >= n || start.elapsed() > limit {
+            return count;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
+    let dir = temp("kill");
+    let (home, work) = (dir.join("home"), dir.join("work"));
+    let db = dir.join("store.sqlite");
+    let from = random_net(&dir);
+    let args = ["--generations", "1", "--games", "120", "--threads", "2"];
+    // Killed (SIGKILL) in the middle of its self-play.
+    let mut child = learn(&home, db.to_str().unwrap(), &work, &from, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let before = wait_for_games(&db, 30, Duration::from_secs(60));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let at_kill = wait_for_games(&db, 0, Duration::ZERO);
+    assert!((30..120).contains(&at_kill), "{before} {at_kill}");
+    // Run again: it plays what is missing, no more, then trains, gates and promotes.
+    let log = run_ok(learn(&home, db.to_str().unwrap(), &work, &from, &args));
+    assert!(
+        log.contains(&format!("generation 0 has {at_kill} of 120 games")),
+        "{log}"
+    );
+    assert!(log.contains("generations promoted: 1"), "{log}");
+    assert_eq!(wait_for_games(&db, 0, Duration::ZERO), 120);
+    // Once more: nothing is left to do for generation 1's parent; generation 2 starts.
+    let log = run_ok(learn(
+        &home,
+        db.to_str().unwrap(),
+        &work,
+        &from,
+        &["--rounds", "0", "--games", "120"],
+    ));
+    assert!(log.contains("0 candidates trained"), "{log}");
+    assert_eq!(
+        Store::open_read_only(&db)
+            .unwrap()
+            .latest_net_generation("learned")
+            .unwrap(),
+        Some(1)
+    );
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = temp("bad");
+    let (home, work) = (dir.join("home"), dir.join("work"));
+    let db = dir.join("store.sqlite");
+    let pink = dir.join("pink.safetensors");
+    deepred::nn::random::write(&pink, Kind::DeepPink, 1).unwrap();
+    let foreign = dir.join("foreign.sqlite");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE customers (id INTEGER);")
+        .unwrap();
+    for (args, want) in [
+        (
+            vec!["--from", "/nonexistent/net.safetensors"],
+            "cannot read",
+        ),
+        (vec!["--from", pink.to_str().unwrap()], "not a learned net"),
+        (vec!["--book", "/nonexistent/book.epd"], "book.epd"),
+        (vec!["--sprt", "1,2,3"], "--sprt"),
+    ] {
+        let mut c = common::command();
+        c.env("DEEPRED_HOME", &home).args([
+            "learn",
+            "--db",
+            db.to_str().unwrap(),
+            "--dir",
+            work.to_str().unwrap(),
+            "--games",
+            "2",
+            "--generations",
+            "1",
+        ]);
+        let out = c.args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = common::command()
+        .env("DEEPRED_HOME", &home)
+        .args(["learn", "--db", foreign.to_str().unwrap(), "--dir"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another application"), "{err}");
+}
+
+#[test]
+fn postgres_a_farm_of_two_players_and_a_trainer() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    let url = server.new_db("farm");
+    let dir = temp("farm");
+    let from = random_net(&dir);
+    let player = |k: usize| {
+        let mut c = learn(
+            &dir.join(format!("home{k}")),
+            &url,
+            &dir.join(format!("work{k}")),
+            &from,
+            &[
+                "--play-only",
+                "--max-games",
+                "120",
+                "--threads",
+                "1",
+                "--games",
+                "24",
+                "--seed",
+            ],
+        );
+        c.arg(k.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let players = [player(1), player(2)];
+    let trainer = learn(
+        &dir.join("home-trainer"),
+        &url,
+        &dir.join("work-trainer"),
+        &from,
+        &[
+            "--train-only",
+            "--generations",
+            "1",
+            "--max-wait",
+            "120",
+            "--games",
+            "24",
+            "--threads",
+            "2",
+        ],
+    );
+    let log = run_ok(trainer);
+    assert!(log.contains("generations promoted: 1"), "{log}");
+    // The trainer trained on every game there was when it started.
+    let trained = log
+        .lines()
+        .find(|l| l.contains("train: generation 1"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(trained.contains("of the latest"), "{trained}");
+    let mut played = 0;
+    for p in players {
+        let out = p.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{text}");
+        // The promoted net reached this player between its games.
+        assert!(text.contains("play: with generation 1"), "{text}");
+        let n: u64 = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("learn: ")?
+                    .split(" games played")
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("{text}"));
+        played += n;
+    }
+    // Every game counted once: the players' games are all in the store, none twice.
+    let store = Store::open_read_only(Path::new(&url)).unwrap();
+    let in_store = store.count_games("learn", "Deep Red learn gen 0").unwrap()
+        + store.count_games("learn", "Deep Red learn gen 1").unwrap();
+    assert_eq!(in_store, played);
+    assert!(store.count_games("learn", "Deep Red learn gen 1").unwrap() > 0);
+}
