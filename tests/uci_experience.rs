@@ -239,7 +239,30 @@ fn learning_engine(db: &std::path::Path) -> Uci {
         db.display()
     ));
     e.send("setoption name Learning value true");
+    wait_for_memory(&mut e);
     e
+}
+
+/// Waits until the engine's search memory has read its store (it reads it on a thread of its
+/// own and says so at the next `go`), so that what a test measures next starts from it.
+fn wait_for_memory(e: &mut Uci) {
+    let start = std::time::Instant::now();
+    loop {
+        e.send("d");
+        let lines = e.until(SECS(10), |l| l.starts_with("info string Evaluator: "));
+        let state = lines
+            .iter()
+            .find(|l| l.starts_with("info string Search memory: "))
+            .expect("a Search memory line with Learning on");
+        if !state.contains("reading") {
+            return;
+        }
+        assert!(
+            start.elapsed() < SECS(30),
+            "the memory was never read: {state}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// The nodes of the last `info` line before `bestmove`.
@@ -472,5 +495,69 @@ fn a_lost_line_is_left_the_next_time() {
         );
         e.quit();
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The search memory never holds up a `go`: it reads the store on a thread of its own, and at
+/// each `ucinewgame` catches up with what another process sharing the store remembered since
+/// (only the rows written since it last read).
+#[test]
+fn the_memory_catches_up_with_another_process() {
+    use deepred::chess::notation::encode_move;
+    use deepred::experience::memory::{QParams, Remembered};
+    use deepred::experience::store::GameSearches;
+    let dir = temp_dir("catchup");
+    let db = dir.join("shared.sqlite");
+    let mut e = learning_engine(&db);
+    e.send("setoption name MemoryMinDepth value 1");
+    // Another process remembers, deep, that after 1. e4 e5 White is lost.
+    let start = Chess::default();
+    let line = shakmaty_line("e2e4 e7e5 g1f3");
+    let (mut pos, mut key) = (start.clone(), deepred::chess::zobrist::hash_of(&start));
+    for m in &line[..2] {
+        (pos, key) = deepred::chess::zobrist::play(&pos, key, *m);
+    }
+    let best = line[2];
+    Store::open(&db)
+        .unwrap()
+        .learn_searches(&GameSearches {
+            record: None,
+            found: &[Remembered {
+                key,
+                mv: encode_move(&best),
+                score: -900,
+                depth: 30,
+                learned: 0,
+            }],
+            path: &[],
+            result: None,
+            q: QParams::default(),
+        })
+        .unwrap();
+    // A new game: the memory catches up in the background.
+    e.send("ucinewgame");
+    let start_wait = std::time::Instant::now();
+    loop {
+        e.send("d");
+        let lines = e.until(SECS(10), |l| l.starts_with("info string Evaluator: "));
+        if lines
+            .iter()
+            .any(|l| l.starts_with("info string Search memory: 1 positions ("))
+        {
+            break;
+        }
+        assert!(start_wait.elapsed() < SECS(30), "{lines:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Black after 1. e4 now plays e5 at once, for the +9 the other process found.
+    e.send("position startpos moves e2e4");
+    e.send("go depth 3");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert!(best.starts_with("bestmove e7e5"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains(" score cp 900 ")),
+        "{lines:?}"
+    );
+    e.quit();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -346,7 +346,7 @@ pub fn run(
                             })
                             .map(|(learned, rows)| {
                                 if let Some(m) = memory.as_mut() {
-                                    Arc::make_mut(m).update(&rows);
+                                    m.update(&rows);
                                 }
                                 learned.unwrap_or(Learned::AlreadyKnown)
                             })

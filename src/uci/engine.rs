@@ -146,11 +146,15 @@ impl Engine {
                 return true;
             }
             "d" => {
-                let net = self
+                let mut net = self
                     .options
                     .evaluator
                     .description()
                     .map_or(String::new(), |d| format!("Net: {d}\n"));
+                if let Some(m) = self.learner.memory_state() {
+                    net.push_str(&m);
+                    net.push('\n');
+                }
                 send_multiline(&format!(
                     "{}Fen: {}\nKey: {:016X}\n{net}Evaluator: {}",
                     diagram(&self.game.pos),
@@ -312,6 +316,10 @@ impl Engine {
             HashChange::Keep => {}
             HashChange::Clear => self.tt.clear(),
             HashChange::Resize(mb) => self.tt = Arc::new(TranspositionTable::new(mb)),
+        }
+        if lname == "learning" || lname == "experiencefile" {
+            // The search memory starts reading the store now, not at the first `go`.
+            self.learner.memory(&self.options);
         }
         Ok(())
     }

@@ -68,4 +68,7 @@ pub enum Error {
     },
     #[error(transparent)]
     Evaluator(#[from] crate::eval::Error),
+    /// The experience store cannot be used (its folder cannot be made...).
+    #[error(transparent)]
+    Store(crate::experience::Error),
 }

@@ -46,8 +46,10 @@ pub type LastMove = Option<(u64, Move)>;
 #[derive(Default)]
 pub struct Learner {
     tracked: Option<Tracked>,
-    /// The search memory of a store (loaded on the first search with `Learning`).
+    /// The search memory of a store (read from the first search with `Learning` on).
     memory: Option<(PathBuf, Arc<SearchMemory>)>,
+    /// Whether the memory's first reading was told (`info string`).
+    memory_told: bool,
     /// What the searches of the game followed found, not yet in the store.
     found: Vec<Remembered>,
     /// The root results of this game's searches by position key: (move code, evaluation).
@@ -104,14 +106,18 @@ impl Learner {
         self.roots.clear();
     }
 
-    /// A new game: the next search reads the memory again from the store, with what other
-    /// processes sharing it learned meanwhile.
+    /// A new game: the memory catches up with what other processes sharing the store learned
+    /// meanwhile, on a thread of its own (the next search does not wait for it).
     pub fn reload_memory(&mut self) {
-        self.memory = None;
+        if let Some((p, m)) = &self.memory {
+            m.catch_up_in_background(p.clone());
+        }
     }
 
-    /// The search memory for the next search (`None` without `Learning`, or when the store
-    /// cannot be read: said once per store).
+    /// The search memory for the next search (`None` without `Learning`). A store met for the
+    /// first time is read on a thread of its own while the searches go on with what it has read
+    /// so far: no `go` waits for it. What the reading says (done, or failed) is told once, at
+    /// a `go`.
     pub fn memory(&mut self, options: &Options) -> Option<Arc<SearchMemory>> {
         self.drain();
         if !options.learning {
@@ -119,14 +125,34 @@ impl Learner {
         }
         let file = &options.experience_file;
         if self.memory.as_ref().is_none_or(|(p, _)| p != file) {
-            let loaded = Store::open(file).and_then(|s| SearchMemory::load(&s));
-            let memory = loaded.unwrap_or_else(|e| {
-                info_string(&format!("error: search memory not loaded: {e}"));
-                SearchMemory::default()
-            });
-            self.memory = Some((file.clone(), Arc::new(memory)));
+            let memory = Arc::new(SearchMemory::default());
+            memory.catch_up_in_background(file.clone());
+            self.memory = Some((file.clone(), memory));
+            self.memory_told = false;
         }
-        self.memory.as_ref().map(|(_, m)| m.clone())
+        let (_, m) = self.memory.as_ref()?;
+        if let Some(e) = m.take_error() {
+            info_string(&format!("error: search memory not read: {e}"));
+        } else if !self.memory_told && m.is_loaded() {
+            self.memory_told = true;
+            info_string(&format!(
+                "search memory: {} positions from '{}'",
+                m.len(),
+                crate::experience::store::shown(file)
+            ));
+        }
+        Some(m.clone())
+    }
+
+    /// For `d`: the search memory's state (`None` before `Learning` has used one).
+    pub fn memory_state(&self) -> Option<String> {
+        let (p, m) = self.memory.as_ref()?;
+        Some(format!(
+            "Search memory: {} positions{} ({})",
+            m.len(),
+            if m.is_loaded() { "" } else { ", reading" },
+            crate::experience::store::shown(p)
+        ))
     }
 
     /// Takes in what the last search found: into the game's findings and the memory.
@@ -138,8 +164,7 @@ impl Learner {
         if rows.is_empty() {
             return;
         }
-        if let Some((_, m)) = self.memory.as_mut() {
-            let m = Arc::make_mut(m);
+        if let Some((_, m)) = self.memory.as_ref() {
             for r in &rows {
                 m.remember(r);
             }
@@ -168,10 +193,10 @@ impl Learner {
         });
         match written {
             Ok((learned, rows)) => {
-                if let Some((p, m)) = self.memory.as_mut()
+                if let Some((p, m)) = self.memory.as_ref()
                     && *p == options.experience_file
                 {
-                    Arc::make_mut(m).update(&rows);
+                    m.update(&rows);
                 }
                 Ok(learned)
             }

@@ -236,6 +236,10 @@ impl Options {
                         "Learning into the {}",
                         crate::experience::store::describe(&self.experience_file)
                     ));
+                    // Say now, not at the end of the first game, that the store cannot be made.
+                    if let Err(e) = location::prepare(&self.experience_file) {
+                        applied.errors.push(Error::Store(e));
+                    }
                 }
             }
             "experiencemargin" => self.experience_margin = spin(0, 1000)? as i32,
