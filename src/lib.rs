@@ -6,6 +6,8 @@
 //! - [`experience`]: the experience store, its records, the book, import and live learning;
 //! - [`eval`]: the evaluator traits and one file per evaluator;
 //! - [`search`]: the searches, reporting through a callback;
+//! - [`player`]: one game played with Deep Red, protocol-free (the evaluator choice, learning
+//!   from the game, the search memory, the book);
 //! - [`uci`]: the protocol;
 //! - [`games`]: self-play, terminal play, matches and the client for child engines;
 //! - [`train`]: data sets, training (feature `torch`), accuracy, plots;
@@ -21,6 +23,7 @@ pub mod experience;
 pub mod games;
 pub mod learn;
 pub mod nn;
+pub mod player;
 pub mod search;
 pub mod tools;
 pub mod train;

@@ -53,8 +53,9 @@ pub struct LearnArgs {
     /// A self-play game this long is drawn.
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
-    /// The win/draw/loss counts of each self-play game's first N plies only (0: all).
-    #[arg(long, default_value_t = 16)]
+    /// The win/draw/loss counts of each self-play game's first N plies only (the default 0:
+    /// none; the store then grows by the game, its moves and their evaluations, about 1.2 KB).
+    #[arg(long, default_value_t = 0)]
     pub tree_plies: usize,
     /// A candidate trains on the latest this many games of the store.
     #[arg(long, default_value_t = 80_000)]

@@ -83,7 +83,7 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         openings,
         random_plies: a.random_plies,
         max_plies: a.max_plies,
-        tree_plies: (a.tree_plies > 0).then_some(a.tree_plies),
+        tree_plies: Some(a.tree_plies),
         window: a.window.max(1),
         train: gate::TrainSettings {
             hidden: a.hidden,

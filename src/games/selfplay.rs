@@ -30,7 +30,7 @@ use crate::experience::records::{GameRecord, MoveEval};
 use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchParams, Shared, search};
-use crate::uci::experience::{BiasSettings, findings, path_of, root_bias_in, search_eval};
+use crate::player::learner::{BiasSettings, findings, path_of, root_bias_in, search_eval};
 
 #[derive(Clone, Debug)]
 pub struct SelfplayOptions {
@@ -87,7 +87,7 @@ impl SelfplayOptions {
             random_plies: 0,
             learn_searches: true,
             source: "selfplay".to_string(),
-            player: crate::uci::ENGINE_NAME.to_string(),
+            player: crate::player::ENGINE_NAME.to_string(),
             tree_plies: None,
         }
     }

@@ -14,7 +14,8 @@ use shakmaty_uci::UciMessage;
 
 use super::Error;
 use super::command::{Game, parse_go, parse_position};
-use super::experience::{Inbox, LastMove, Learner, book, findings, known_wdl, root_bias};
+use crate::player::learner::{Inbox, LastMove};
+use crate::player::{Player, hand_over};
 use super::options::{HashChange, Options, option_lines};
 use super::output::{Style, Wdl, info_string, reporter, send};
 use crate::chess::display::diagram;
@@ -26,22 +27,21 @@ use crate::eval::report::eval_report;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Limits, SearchParams, Shared};
 
-pub const ENGINE_NAME: &str = concat!("Deep Red ", env!("CARGO_PKG_VERSION"));
+pub use crate::player::ENGINE_NAME;
 pub const ENGINE_AUTHOR: &str = "the Deep Red developers";
 
 /// The UCI engine: options, current position, transposition table and the running search.
 pub struct Engine {
     pub options: Options,
     pub game: Game,
-    tt: Arc<TranspositionTable>,
+    /// The game played: the evaluator, the hash table, learning from the game.
+    player: Player,
     shared: Arc<Shared>,
     search: Option<JoinHandle<()>>,
     /// True from `go` until the search thread is about to print `bestmove`: a GUI that has read
     /// `bestmove` may send the next `go` at once, before the thread has fully ended.
     busy: Arc<AtomicBool>,
     debug: bool,
-    /// The game followed for learning.
-    learner: Learner,
     /// (key of the searched position, best move) of the last search.
     last_best: Arc<Mutex<LastMove>>,
     /// Whether the evaluator in use and its net were named since the engine started or the
@@ -59,14 +59,13 @@ impl Engine {
     pub fn new() -> Self {
         let options = Options::default();
         Engine {
-            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            player: Player::new(options.hash_mb),
             options,
             game: Game::default(),
             shared: Arc::new(Shared::default()),
             search: None,
             busy: Arc::new(AtomicBool::new(false)),
             debug: false,
-            learner: Learner::default(),
             last_best: Arc::new(Mutex::new(None)),
             announced: false,
         }
@@ -88,7 +87,21 @@ impl Engine {
         }
         // End of input: behave like quit.
         self.stop_and_join();
-        self.learner.finish(&self.options, self.last_move());
+        self.finish_game();
+    }
+
+    /// The game followed ends here (`quit`, end of input, another store).
+    fn finish_game(&mut self) {
+        let s = self.options.learn_settings(&self.player.eval);
+        self.player.finish(&s, self.last_move());
+        self.tell();
+    }
+
+    /// Says what the player has to say (`info string` lines).
+    fn tell(&mut self) {
+        for note in self.player.take_notes() {
+            info_string(&note);
+        }
     }
 
     fn searching(&self) -> bool {
@@ -115,7 +128,7 @@ impl Engine {
         match cmd {
             "quit" => {
                 self.stop_and_join();
-                self.learner.finish(&self.options, self.last_move());
+                self.finish_game();
                 return false;
             }
             "stop" => {
@@ -138,8 +151,11 @@ impl Engine {
                 match parse_position(rest, self.options.chess960) {
                     Ok(g) => {
                         self.game = g;
-                        self.learner
-                            .follow(&self.options, &self.game, self.last_move());
+                        let s = self.options.learn_settings(&self.player.eval);
+                        let last = self.last_move();
+                        self.player
+                            .follow(&s, &self.game.start, &self.game.moves, last);
+                        self.tell();
                     }
                     Err(e) => info_string(&format!("error: {e}; position unchanged")),
                 }
@@ -147,11 +163,12 @@ impl Engine {
             }
             "d" => {
                 let mut net = self
-                    .options
-                    .evaluator
+                    .player
+                    .eval
+                    .evaluator()
                     .description()
                     .map_or(String::new(), |d| format!("Net: {d}\n"));
-                if let Some(m) = self.learner.memory_state() {
+                if let Some(m) = self.player.memory_state() {
                     net.push_str(&m);
                     net.push('\n');
                 }
@@ -160,13 +177,13 @@ impl Engine {
                     diagram(&self.game.pos),
                     fen_of(&self.game.pos),
                     hash_of(&self.game.pos),
-                    self.options.evaluator_kind
+                    self.player.eval.kind()
                 ));
                 return true;
             }
             "eval" => {
-                info_string(&format!("in use: {}", self.options.evaluator_line()));
-                send_multiline(&eval_report(&self.game.pos, &self.options.eval_context()));
+                info_string(&format!("in use: {}", self.player.eval.line()));
+                send_multiline(&eval_report(&self.game.pos, &self.player.eval.context(self.options.store())));
                 return true;
             }
             "perft" => {
@@ -185,7 +202,8 @@ impl Engine {
                             return true;
                         }
                     };
-                    let r = search::bench::run(depth, 1, &self.options.evaluator, info_string);
+                    let r =
+                        search::bench::run(depth, 1, self.player.eval.evaluator(), info_string);
                     send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
                 }
                 return true;
@@ -263,9 +281,9 @@ impl Engine {
             UciMessage::Register { .. } => {}
             UciMessage::UciNewGame => {
                 self.stop_and_join();
-                self.learner.finish(&self.options, self.last_move());
-                self.learner.reload_memory();
-                self.tt.clear();
+                let s = self.options.learn_settings(&self.player.eval);
+                self.player.new_game(&s, self.last_move());
+                self.tell();
                 self.game = Game::default();
             }
             UciMessage::SetOption { name, value } => {
@@ -295,17 +313,17 @@ impl Engine {
         let lname = name.trim().to_ascii_lowercase();
         if lname == "evaluator" {
             // Scores of different evaluators do not mix in the hash table (cleared even when the
-            // new evaluator cannot be had: the experience evaluator then falls back to pst).
-            self.tt.clear();
+            // new evaluator cannot be had: the experience evaluator then falls back).
+            self.player.clear_hash();
         }
         if lname == "experiencefile" && value.is_some_and(|v| !v.trim().is_empty()) {
             // The game followed is learned into the store it started with.
-            self.learner.finish(&self.options, self.last_move());
+            self.finish_game();
         }
         if lname == "evaluator" || lname == "evalfile" {
             self.announced = false;
         }
-        let applied = self.options.set(name, value)?;
+        let applied = self.options.set(&mut self.player.eval, name, value)?;
         for e in &applied.errors {
             info_string(&format!("error: {e}"));
         }
@@ -314,12 +332,14 @@ impl Engine {
         }
         match applied.hash {
             HashChange::Keep => {}
-            HashChange::Clear => self.tt.clear(),
-            HashChange::Resize(mb) => self.tt = Arc::new(TranspositionTable::new(mb)),
+            HashChange::Clear => self.player.clear_hash(),
+            HashChange::Resize(mb) => self.player.resize_hash(mb),
         }
         if lname == "learning" || lname == "experiencefile" {
             // The search memory starts reading the store now, not at the first `go`.
-            self.learner.memory(&self.options);
+            let s = self.options.learn_settings(&self.player.eval);
+            self.player.prefetch_memory(&s);
+            self.tell();
         }
         Ok(())
     }
@@ -334,11 +354,14 @@ impl Engine {
             info_string("error: a search is already running; send stop first");
             return;
         }
+        let s = self.options.learn_settings(&self.player.eval);
         if self.options.experience_book
             && !limits.infinite
             && !limits.ponder
             && limits.searchmoves.is_empty()
-            && let Some((m, note)) = book(&self.options, &self.game.pos)
+            && let Some((m, note)) =
+                self.player
+                    .book_move(&s, &self.game.pos, self.options.chess960)
         {
             info_string(&note);
             *self.last_best.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -354,47 +377,46 @@ impl Engine {
             let _ = h.join();
         }
         if !self.announced {
-            info_string(&self.options.evaluator_line());
+            info_string(&self.player.eval.line());
             self.announced = true;
         }
-        let memory = self.learner.memory(&self.options);
-        let root_bias = root_bias(&self.options, &self.game.pos, memory.as_deref());
-        let params = SearchParams {
-            root: self.game.pos.clone(),
-            history: self.game.history.clone(),
-            threads: self.options.threads,
-            multipv: self.options.multipv,
-            move_overhead: self.options.move_overhead,
-            chess960: self.options.chess960,
-            evaluator: self.options.evaluator.clone(),
-            tablebases: self.options.tablebases.clone(),
-            syzygy: self.options.syzygy,
-            reporter: Some(reporter(Style {
-                chess960: self.options.chess960,
-                wdl: if !self.options.show_wdl {
-                    Wdl::Off
-                } else {
-                    known_wdl(&self.options, &self.game.pos)
-                        .map_or(Wdl::Model, |(w, d, l)| Wdl::Known(w, d, l))
-                },
-            })),
-            tunables: self.options.tunables.clone(),
-            skill: self.options.skill(move_seed(&self.game.pos)),
-            memory,
-            root_bias,
-            limits,
+        let skill = self
+            .options
+            .skill(self.player.eval.kind(), move_seed(&self.game.pos));
+        let wdl = if !self.options.show_wdl {
+            Wdl::Off
+        } else {
+            self.player
+                .known_wdl(&s, &self.game.pos)
+                .map_or(Wdl::Model, |(w, d, l)| Wdl::Known(w, d, l))
         };
-        // With `Learning`, what the search finds is remembered (not when playing weaker on
-        // purpose: a capped search's findings would teach the memory worse moves).
-        let inbox =
-            (params.memory.is_some() && params.skill.is_none()).then(|| self.learner.inbox.clone());
+        let (mut params, inbox) = self.player.prepare(
+            &s,
+            self.game.pos.clone(),
+            self.game.history.clone(),
+            limits,
+            skill.is_none(),
+        );
+        self.tell();
+        params.threads = self.options.threads;
+        params.multipv = self.options.multipv;
+        params.move_overhead = self.options.move_overhead;
+        params.chess960 = self.options.chess960;
+        params.tablebases = self.options.tablebases.clone();
+        params.syzygy = self.options.syzygy;
+        params.reporter = Some(reporter(Style {
+            chess960: self.options.chess960,
+            wdl,
+        }));
+        params.tunables = self.options.tunables.clone();
+        params.skill = skill;
         let shared = self.shared.clone();
         shared.stop.store(false, Ordering::SeqCst);
         shared
             .pondering
             .store(params.limits.ponder, Ordering::SeqCst);
         shared.reset_clock();
-        let tt = self.tt.clone();
+        let tt = self.player.tt();
         let busy = self.busy.clone();
         busy.store(true, Ordering::SeqCst);
         let last_best = self.last_best.clone();
@@ -451,15 +473,7 @@ fn run_search(
 ) {
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| search::search(params, shared, tt)));
     if let (Some(inbox), Ok(r)) = (inbox, &outcome) {
-        let mut found = inbox.lock().unwrap_or_else(|e| e.into_inner());
-        found.rows.extend(findings(params, r));
-        if let Some(best) = r.best {
-            found.roots.push((
-                hash_of(&params.root),
-                crate::chess::notation::encode_move(&best),
-                super::experience::search_eval(r),
-            ));
-        }
+        hand_over(&inbox, params, r);
     }
     let result = match outcome {
         Ok(r) => Some(r),

@@ -48,24 +48,9 @@ pub enum Error {
     NeedsFileName,
     #[error("unknown option '{name}'")]
     UnknownOption { name: String },
-    /// An evaluator that cannot be had; the current one stays.
-    #[error("{source}; Evaluator stays {current}")]
-    EvaluatorKept {
-        source: crate::eval::Error,
-        current: String,
-    },
-    /// A net file that cannot be used; the current evaluator and file stay.
-    #[error("{source}; EvalFile unchanged, Evaluator stays {current}")]
-    EvalFileKept {
-        source: crate::eval::Error,
-        current: String,
-    },
-    /// The experience evaluator's store could not be read: back to the default evaluator.
-    #[error("{source}; Evaluator is {now}")]
-    EvaluatorReset {
-        source: crate::eval::Error,
-        now: String,
-    },
+    /// A change of evaluator refused or undone (`Evaluator`, `EvalFile`, the store it reads).
+    #[error(transparent)]
+    Choice(#[from] crate::player::evaluator::Error),
     #[error(transparent)]
     Evaluator(#[from] crate::eval::Error),
     /// The experience store cannot be used (its folder cannot be made...).

@@ -1,11 +1,10 @@
-//! The protocol: the engine's command loop ([`engine`]), the parsing of `position` and `go`
-//! ([`command`]), the options ([`options`]), the output lines ([`output`]) and the experience
-//! hooks (following games to learn them, the book: [`experience`]).
+//! The protocol over the player (`crate::player`): the engine's command loop ([`engine`]), the
+//! parsing of `position` and `go` ([`command`]), the options ([`options`]) and the output lines
+//! ([`output`]).
 
 pub mod command;
 pub mod engine;
 mod error;
-pub mod experience;
 pub mod options;
 pub mod output;
 

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use super::Error;
 use crate::chess::syzygy::{MAX_PIECES, Tablebases};
-use crate::eval::{self, EvalKind, Evaluator};
+use crate::eval::EvalKind;
+use crate::player::LearnSettings;
+use crate::player::evaluator::{EvalChoice, StoreOf};
+use crate::player::learner::BiasSettings;
 use crate::experience::location;
 use crate::experience::memory::QParams;
 use crate::search::SyzygySettings;
@@ -30,11 +33,6 @@ pub struct Options {
     pub ponder: bool,
     pub move_overhead: u64,
     pub chess960: bool,
-    pub evaluator: Evaluator,
-    /// The evaluator chosen (kept to reload it when its data changes).
-    pub evaluator_kind: EvalKind,
-    /// The experience evaluator when it is the one chosen (learned games are added to it).
-    pub experience_eval: Option<Arc<eval::experience::ExperienceEval>>,
     /// `ExperienceFile`: the store (`auto`: [`location::default_store`]).
     pub experience_file: PathBuf,
     pub learning: bool,
@@ -49,10 +47,6 @@ pub struct Options {
     /// `LearningRate`, `LearningDiscount` (percent) and `LearningReward` (cp): the constants of
     /// the Q-learning step that carries a game's result back through its positions.
     pub q: QParams,
-    /// `EvalFile`: the net of the neural evaluator; `None` for the net embedded in the binary.
-    pub eval_file: Option<PathBuf>,
-    /// A neural evaluator asked for whose net could not be loaded: setting `EvalFile` retries it.
-    pub pending_net: Option<EvalKind>,
     /// The search's tunable parameters (one `spin` option each, named as in [`SPECS`]).
     pub tunables: Arc<Tunables>,
     /// `UCI_ShowWDL`: win/draw/loss per mille on info lines.
@@ -72,7 +66,6 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        let evaluator = eval::default_evaluator();
         Options {
             hash_mb: 16,
             threads: 1,
@@ -80,9 +73,6 @@ impl Default for Options {
             ponder: false,
             move_overhead: 20,
             chess960: false,
-            evaluator_kind: EvalKind::parse(evaluator.name()).unwrap_or(EvalKind::Pst),
-            evaluator,
-            experience_eval: None,
             experience_file: location::default_store(),
             learning: false,
             experience_book: false,
@@ -90,8 +80,6 @@ impl Default for Options {
             experience_margin: 30,
             experience_penalty: 100,
             q: QParams::default(),
-            eval_file: None,
-            pending_net: None,
             tunables: Arc::new(Tunables::default()),
             show_wdl: false,
             limit_strength: false,
@@ -127,8 +115,8 @@ pub struct Applied {
 
 impl Options {
     /// The strength to play at, if below full (`seed` draws the move among the lines).
-    pub fn skill(&self, seed: u64) -> Option<Skill> {
-        let calibration = skill::Calibration::of(self.evaluator_kind.name());
+    pub fn skill(&self, eval: EvalKind, seed: u64) -> Option<Skill> {
+        let calibration = skill::Calibration::of(eval.name());
         if self.limit_strength {
             Skill::from_elo(self.uci_elo, seed, calibration)
         } else {
@@ -136,17 +124,39 @@ impl Options {
         }
     }
 
-    /// Where evaluators find their data.
-    pub fn eval_context(&self) -> eval::EvalContext {
-        eval::EvalContext {
-            experience_file: self.experience_file.clone(),
-            experience_min_games: self.experience_min_games,
-            eval_file: self.eval_file.clone(),
+    /// The experience store, for the evaluators that read it.
+    pub fn store(&self) -> StoreOf<'_> {
+        StoreOf {
+            path: &self.experience_file,
+            min_games: self.experience_min_games,
         }
     }
 
-    /// `setoption name <name> value <value>`: checks and sets one option.
-    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Applied, Error> {
+    /// What learning from the games played needs (`Learning` and its options), with the
+    /// evaluator in use.
+    pub fn learn_settings(&self, eval: &EvalChoice) -> LearnSettings {
+        LearnSettings {
+            learning: self.learning,
+            store: self.experience_file.clone(),
+            q: self.q,
+            bias: BiasSettings {
+                min_games: self.experience_min_games,
+                margin: self.experience_margin,
+                penalty: self.experience_penalty,
+                reward: self.q.reward,
+            },
+            experience: eval.experience().cloned(),
+        }
+    }
+
+    /// `setoption name <name> value <value>`: checks and sets one option (`Evaluator`,
+    /// `EvalFile` and the store's options change `eval`, the player's evaluator).
+    pub fn set(
+        &mut self,
+        eval: &mut EvalChoice,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<Applied, Error> {
         let mut applied = Applied {
             notes: Vec::new(),
             errors: Vec::new(),
@@ -207,11 +217,33 @@ impl Options {
                     name: "Evaluator".to_string(),
                 })?;
                 let kind = EvalKind::parse(v).map_err(Error::from)?;
-                self.set_evaluator(kind, &mut applied)?;
-                // Scores of different evaluators do not mix in the hash table.
+                // Scores of different evaluators do not mix in the hash table (cleared even
+                // when the new evaluator cannot be had: the experience evaluator then falls back
+                // to the default).
                 applied.hash = HashChange::Clear;
+                let store = StoreOf {
+                    path: &self.experience_file,
+                    min_games: self.experience_min_games,
+                };
+                applied.notes.extend(eval.set_kind(kind, store)?);
             }
-            "evalfile" => self.set_eval_file(value, &mut applied)?,
+            "evalfile" => {
+                let v = value.map(str::trim).unwrap_or("");
+                let file = if v.is_empty() || v.eq_ignore_ascii_case(AUTO) || v == "<empty>" {
+                    None
+                } else {
+                    Some(PathBuf::from(v))
+                };
+                let store = StoreOf {
+                    path: &self.experience_file,
+                    min_games: self.experience_min_games,
+                };
+                let (notes, changed) = eval.set_file(file, store)?;
+                applied.notes.extend(notes);
+                if changed {
+                    applied.hash = HashChange::Clear;
+                }
+            }
             "experiencefile" => {
                 let v = value
                     .map(str::trim)
@@ -222,12 +254,16 @@ impl Options {
                 } else {
                     v.into()
                 };
-                if self.learning && self.evaluator_kind != EvalKind::Experience {
+                if self.learning && eval.kind() != EvalKind::Experience {
                     applied
                         .notes
                         .push(crate::experience::store::describe(&self.experience_file));
                 }
-                self.reload_data_evaluator(&mut applied)?;
+                let store = StoreOf {
+                    path: &self.experience_file,
+                    min_games: self.experience_min_games,
+                };
+                applied.notes.extend(eval.reload_data(store)?);
             }
             "learning" => {
                 self.learning = check()?;
@@ -254,7 +290,11 @@ impl Options {
             "syzygyprobelimit" => self.syzygy.probe_limit = spin(0, MAX_PIECES as i64)? as usize,
             "experiencemingames" => {
                 self.experience_min_games = spin(1, 1_000_000)? as u32;
-                self.reload_data_evaluator(&mut applied)?;
+                let store = StoreOf {
+                    path: &self.experience_file,
+                    min_games: self.experience_min_games,
+                };
+                applied.notes.extend(eval.reload_data(store)?);
             }
             other => match SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(other)) {
                 Some(spec) => {
@@ -298,136 +338,6 @@ impl Options {
             }
             None => "Syzygy: 0 tables found".to_string(),
         });
-    }
-
-    /// `EvalFile`: a net file for the neural evaluator in use (or the one asked for last whose
-    /// net was missing), loaded at once; `auto` for the embedded net. A file that cannot be
-    /// used leaves the evaluator and the file as they were.
-    fn set_eval_file(&mut self, value: Option<&str>, applied: &mut Applied) -> Result<(), Error> {
-        let v = value.map(str::trim).unwrap_or("");
-        let file = if v.is_empty() || v.eq_ignore_ascii_case(AUTO) || v == "<empty>" {
-            None
-        } else {
-            Some(PathBuf::from(v))
-        };
-        // The neural evaluator asked for last: one whose net was missing, else the
-        // current one.
-        let target = self.pending_net.or_else(|| {
-            self.evaluator_kind
-                .net()
-                .is_some()
-                .then_some(self.evaluator_kind)
-        });
-        match target {
-            // Used when a neural evaluator is chosen.
-            None => self.eval_file = file,
-            Some(kind) => {
-                let mut ctx = self.eval_context();
-                ctx.eval_file = file.clone();
-                match eval::build(kind, &ctx) {
-                    Ok(e) => {
-                        applied.hash = HashChange::Clear;
-                        self.use_net_evaluator(e, kind, file, applied);
-                    }
-                    Err(source) => {
-                        return Err(Error::EvalFileKept {
-                            source,
-                            current: self.evaluator_kind.to_string(),
-                        });
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// `Evaluator`: switches to `kind`. A neural evaluator whose net cannot be loaded is kept
-    /// pending (setting `EvalFile` retries it) and the current evaluator stays.
-    fn set_evaluator(&mut self, kind: EvalKind, applied: &mut Applied) -> Result<(), Error> {
-        match kind {
-            EvalKind::Experience => {
-                self.pending_net = None;
-                self.evaluator_kind = kind;
-                self.reload_data_evaluator(applied)
-            }
-            EvalKind::Pst => {
-                self.evaluator = eval::pst_evaluator();
-                self.evaluator_kind = kind;
-                self.experience_eval = None;
-                self.pending_net = None;
-                Ok(())
-            }
-            EvalKind::Learned | EvalKind::DeepPink | EvalKind::DeepChess => {
-                match eval::build(kind, &self.eval_context()) {
-                    Ok(e) => {
-                        let file = self.eval_file.clone();
-                        self.use_net_evaluator(e, kind, file, applied);
-                        Ok(())
-                    }
-                    Err(source) => {
-                        self.pending_net = Some(kind);
-                        Err(Error::EvaluatorKept {
-                            source,
-                            current: self.evaluator_kind.to_string(),
-                        })
-                    }
-                }
-            }
-        }
-    }
-
-    fn use_net_evaluator(
-        &mut self,
-        e: Evaluator,
-        kind: EvalKind,
-        file: Option<PathBuf>,
-        applied: &mut Applied,
-    ) {
-        if let Some(d) = e.description() {
-            applied.notes.push(format!("Evaluator {kind}: {d}"));
-        }
-        self.evaluator = e;
-        self.evaluator_kind = kind;
-        self.eval_file = file;
-        self.experience_eval = None;
-        self.pending_net = None;
-    }
-
-    /// Reloads an evaluator that reads the experience store after its options changed.
-    fn reload_data_evaluator(&mut self, applied: &mut Applied) -> Result<(), Error> {
-        if self.evaluator_kind == EvalKind::Experience {
-            let e = match eval::experience_evaluator(&self.eval_context()) {
-                Ok(e) => e,
-                Err(source) => {
-                    // Keep a working evaluator: back to the default.
-                    self.evaluator = eval::default_evaluator();
-                    self.evaluator_kind =
-                        EvalKind::parse(self.evaluator.name()).unwrap_or(EvalKind::Pst);
-                    self.experience_eval = None;
-                    return Err(Error::EvaluatorReset {
-                        source,
-                        now: self.evaluator_kind.to_string(),
-                    });
-                }
-            };
-            applied.notes.push(format!(
-                "experience evaluator: {} known positions from the {}",
-                e.positions(),
-                crate::experience::store::describe(&self.experience_file)
-            ));
-            self.evaluator = Evaluator::Scalar(e.clone());
-            self.experience_eval = Some(e);
-        }
-        Ok(())
-    }
-
-    /// The line that names the evaluator in use and its net (`info string` at the first `go`,
-    /// `d`, `eval`).
-    pub fn evaluator_line(&self) -> String {
-        match self.evaluator.description() {
-            Some(d) => format!("Evaluator {}: {d}", self.evaluator_kind),
-            None => format!("Evaluator {}", self.evaluator_kind),
-        }
     }
 }
 
@@ -522,7 +432,7 @@ pub fn option_lines() -> Vec<String> {
         ),
         format!(
             "option name Evaluator type combo default {} {}",
-            d.evaluator_kind,
+            EvalKind::DEFAULT,
             EvalKind::ALL
                 .iter()
                 .map(|n| format!("var {n}"))

@@ -49,7 +49,7 @@ impl Humans {
         if self.is_human(c) {
             HUMAN.to_string()
         } else {
-            crate::uci::ENGINE_NAME.to_string()
+            crate::player::ENGINE_NAME.to_string()
         }
     }
 }

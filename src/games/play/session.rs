@@ -24,7 +24,7 @@ use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::skill::Skill;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchParams, SearchResult, Shared, search};
-use crate::uci::experience::{BiasSettings, findings, path_of, root_bias_in};
+use crate::player::learner::{BiasSettings, findings, path_of, root_bias_in};
 
 pub(super) const HELP: &str = "\
 Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, with or without +/#) or UCI (g1f3, e7e8q).
@@ -216,7 +216,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
             r.nodes
         )?;
         self.engine_evals
-            .insert(self.moves.len(), crate::uci::experience::search_eval(&r));
+            .insert(self.moves.len(), crate::player::learner::search_eval(&r));
         self.play(m)?;
         Ok(None)
     }

@@ -1,24 +1,23 @@
-//! The protocol's experience hooks: with `Learning` on, the game the GUI plays is followed
-//! through `position` commands and learned once it has ended by the rules, the searches start
-//! from the search memory and what they find is remembered (written with the game, when it
-//! ends or the GUI moves on), and the root moves' records bias the choice; with
-//! `ExperienceBook` on, `go` first asks the store for a book move.
+//! Learning from a game as it is played, whoever plays it (a GUI over UCI, the terminal, the
+//! browser): with `Learning` on, the game is followed move by move and learned once it has
+//! ended by the rules, the searches start from the search memory and what they find is
+//! remembered (written with the game, when it ends or the player moves on), and the root moves'
+//! records bias the choice; with the experience book on, the store's best move is played at
+//! once. Nothing here prints: what the user should hear is handed out by [`Learner::take_notes`].
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use super::command::Game;
-use super::options::Options;
-use super::output::info_string;
+use super::LearnSettings;
 use crate::chess::notation::{encode_move, uci_move};
 use crate::chess::rules::GameResult;
 use crate::chess::zobrist::{hash_of, play};
 use crate::eval::memory::SearchMemory;
 use crate::experience::book::{book_move, ranked};
 use crate::experience::live::Tracked;
-use crate::experience::memory::Remembered;
+use crate::experience::memory::{QParams, Remembered};
 use crate::experience::records::wilson_lower_bound;
 use crate::experience::records::{EvalSource, MoveEval};
 use crate::experience::store::{GameSearches, Learned, Store};
@@ -56,41 +55,49 @@ pub struct Learner {
     roots: std::collections::HashMap<u64, (u16, MoveEval)>,
     /// Findings the search thread handed over, taken in by [`Learner::drain`].
     pub inbox: Inbox,
+    /// What the user should hear (said by the caller: an `info string` over UCI).
+    notes: Vec<String>,
 }
 
 impl Learner {
+    /// What happened since the last call that the user should hear: errors (`error: ...`)
+    /// and what was learned.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
     /// After a `position` command (with `Learning` on): goes on with the game followed, or
     /// finishes it and starts following the new one; learns it once it is over.
-    pub fn follow(&mut self, options: &Options, game: &Game, last: LastMove) {
+    pub fn follow(&mut self, settings: &LearnSettings, start: &Chess, moves: &[Move], last: LastMove) {
         self.drain();
-        if !options.learning {
+        if !settings.learning {
             return;
         }
         let continued = self
             .tracked
             .as_ref()
-            .is_some_and(|t| t.continued_by(&game.start, &game.moves));
+            .is_some_and(|t| t.continued_by(start, moves));
         if continued {
             if let Some(t) = self.tracked.as_mut() {
-                t.moves = game.moves.clone();
+                t.moves = moves.to_vec();
             }
         } else {
-            self.finish(options, last);
+            self.finish(settings, last);
             self.tracked = Some(Tracked {
-                start: game.start.clone(),
-                moves: game.moves.clone(),
+                start: start.clone(),
+                moves: moves.to_vec(),
                 learned: false,
             });
         }
-        self.learn_if_over(options, None);
+        self.learn_if_over(settings, None);
     }
 
     /// The game followed ends here (new game, unrelated position, another store, quit): it is
     /// learned if it is over, with the engine's last move when that ended it.
-    pub fn finish(&mut self, options: &Options, last: LastMove) {
+    pub fn finish(&mut self, settings: &LearnSettings, last: LastMove) {
         self.drain();
-        if options.learning && self.tracked.is_some() {
-            self.learn_if_over(options, last);
+        if settings.learning && self.tracked.is_some() {
+            self.learn_if_over(settings, last);
         }
         if !self.found.is_empty() {
             // The game goes no further without a result on the board: what its searches found
@@ -100,7 +107,7 @@ impl Learner {
                 .as_ref()
                 .map(|t| path_of(&t.start, &t.moves))
                 .unwrap_or_default();
-            let _ = self.write(options, None, &path, None);
+            let _ = self.write(settings, None, &path, None);
         }
         self.tracked = None;
         self.roots.clear();
@@ -118,12 +125,12 @@ impl Learner {
     /// first time is read on a thread of its own while the searches go on with what it has read
     /// so far: no `go` waits for it. What the reading says (done, or failed) is told once, at
     /// a `go`.
-    pub fn memory(&mut self, options: &Options) -> Option<Arc<SearchMemory>> {
+    pub fn memory(&mut self, settings: &LearnSettings) -> Option<Arc<SearchMemory>> {
         self.drain();
-        if !options.learning {
+        if !settings.learning {
             return None;
         }
-        let file = &options.experience_file;
+        let file = &settings.store;
         if self.memory.as_ref().is_none_or(|(p, _)| p != file) {
             let memory = Arc::new(SearchMemory::default());
             memory.catch_up_in_background(file.clone());
@@ -132,10 +139,10 @@ impl Learner {
         }
         let (_, m) = self.memory.as_ref()?;
         if let Some(e) = m.take_error() {
-            info_string(&format!("error: search memory not read: {e}"));
+            self.notes.push(format!("error: search memory not read: {e}"));
         } else if !self.memory_told && m.is_loaded() {
             self.memory_told = true;
-            info_string(&format!(
+            self.notes.push(format!(
                 "search memory: {} positions from '{}'",
                 m.len(),
                 crate::experience::store::shown(file)
@@ -176,32 +183,32 @@ impl Learner {
     /// memory takes the rows as they now stand. Returns what the counts did.
     fn write(
         &mut self,
-        options: &Options,
+        settings: &LearnSettings,
         record: Option<&crate::experience::records::GameRecord>,
         path: &[(u64, bool)],
         result: Option<GameResult>,
     ) -> Result<Option<Learned>, crate::experience::Error> {
         let found = std::mem::take(&mut self.found);
-        let written = Store::open(&options.experience_file).and_then(|mut s| {
+        let written = Store::open(&settings.store).and_then(|mut s| {
             s.learn_searches(&GameSearches {
                 record,
                 found: &found,
                 path,
                 result,
-                q: options.q,
+                q: settings.q,
             })
         });
         match written {
             Ok((learned, rows)) => {
                 if let Some((p, m)) = self.memory.as_ref()
-                    && *p == options.experience_file
+                    && *p == settings.store
                 {
                     m.update(&rows);
                 }
                 Ok(learned)
             }
             Err(e) => {
-                info_string(&format!(
+                self.notes.push(format!(
                     "error: could not remember the game's searches: {e}"
                 ));
                 Err(e)
@@ -210,7 +217,7 @@ impl Learner {
     }
 
     /// Learns the game followed if it has ended by the rules (`our_move` counted as played).
-    fn learn_if_over(&mut self, options: &Options, our_move: LastMove) {
+    fn learn_if_over(&mut self, settings: &LearnSettings, our_move: LastMove) {
         let Some(t) = self.tracked.as_mut() else {
             return;
         };
@@ -224,16 +231,16 @@ impl Learner {
         t.learned = true;
         let (plies, result) = (record.moves.len(), record.result);
         let path = path_of(&record.start, &record.moves);
-        if let Ok(learned) = self.write(options, Some(&record), &path, Some(result)) {
+        if let Ok(learned) = self.write(settings, Some(&record), &path, Some(result)) {
             if learned != Some(Learned::AlreadyKnown)
-                && let Some(e) = &options.experience_eval
+                && let Some(e) = &settings.experience
             {
                 e.add_game(&record);
             }
-            info_string(&format!(
+            self.notes.push(format!(
                 "learned the game ({plies} plies, {}) into '{}'",
                 result.as_pgn(),
-                crate::experience::store::shown(&options.experience_file)
+                crate::experience::store::shown(&settings.store)
             ))
         }
     }
@@ -325,15 +332,15 @@ pub fn search_eval(result: &SearchResult) -> MoveEval {
 ///   end of its 95% Wilson interval under 0.5) loses the penalty; one significantly above (the
 ///   lower end over 0.5) gains the margin.
 pub fn root_bias(
-    options: &Options,
+    settings: &LearnSettings,
     pos: &Chess,
     memory: Option<&SearchMemory>,
 ) -> Vec<(Move, i32)> {
-    if !options.learning {
+    if !settings.learning {
         return Vec::new();
     }
-    let store = Store::open_read_only(&options.experience_file).ok();
-    root_bias_in(store.as_ref(), &BiasSettings::of(options), pos, memory)
+    let store = Store::open_read_only(&settings.store).ok();
+    root_bias_in(store.as_ref(), &settings.bias, pos, memory)
 }
 
 /// The constants of the root bias (see [`root_bias`]).
@@ -346,20 +353,16 @@ pub struct BiasSettings {
     pub reward: i32,
 }
 
-impl BiasSettings {
-    pub fn of(o: &Options) -> BiasSettings {
-        BiasSettings {
-            min_games: o.experience_min_games,
-            margin: o.experience_margin,
-            penalty: o.experience_penalty,
-            reward: o.q.reward,
-        }
-    }
-}
-
 impl Default for BiasSettings {
+    /// The defaults of `ExperienceMinGames`, `ExperienceMargin`, `ExperiencePenalty` and
+    /// `LearningReward`.
     fn default() -> Self {
-        BiasSettings::of(&Options::default())
+        BiasSettings {
+            min_games: 10,
+            margin: 30,
+            penalty: 100,
+            reward: QParams::default().reward,
+        }
     }
 }
 
@@ -408,11 +411,11 @@ pub fn root_bias_in(
 
 /// The store's record of `pos` as (win, draw, loss) per mille for the side to move, when the
 /// position has at least `ExperienceMinGames` games (`UCI_ShowWDL`).
-pub fn known_wdl(options: &Options, pos: &Chess) -> Option<(u32, u32, u32)> {
-    let store = Store::open_read_only(&options.experience_file).ok()?;
+pub fn known_wdl(settings: &LearnSettings, pos: &Chess) -> Option<(u32, u32, u32)> {
+    let store = Store::open_read_only(&settings.store).ok()?;
     let (white, black, draws) = store.position_record(pos).ok()?;
     let n = white + black + draws;
-    if n == 0 || n < u64::from(options.experience_min_games) {
+    if n == 0 || n < u64::from(settings.bias.min_games) {
         return None;
     }
     let (won, lost) = match pos.turn() {
@@ -426,13 +429,13 @@ pub fn known_wdl(options: &Options, pos: &Chess) -> Option<(u32, u32, u32)> {
 
 /// `ExperienceBook`: the best known move by the confidence-aware score when the position has at
 /// least `ExperienceMinGames` games, with a line saying why.
-pub fn book(options: &Options, pos: &Chess) -> Option<(Move, String)> {
-    let store = Store::open_read_only(&options.experience_file).ok()?;
-    let b = book_move(&store, pos, options.experience_min_games)?;
+pub fn book(settings: &LearnSettings, pos: &Chess, chess960: bool) -> Option<(Move, String)> {
+    let store = Store::open_read_only(&settings.store).ok()?;
+    let b = book_move(&store, pos, settings.bias.min_games)?;
     let turn = pos.turn();
     let note = format!(
         "experience book: {} ({} games, score {:.1}%, confidence {:.1}%; {} games in this position)",
-        uci_move(b.mv, options.chess960),
+        uci_move(b.mv, chess960),
         b.stats.games(),
         100.0 * b.stats.score_for(turn),
         100.0 * b.stats.confidence_score(turn),
