@@ -15,8 +15,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("eval", &["chess", "nn", "experience"]),
     ("search", &["chess", "eval"]),
     ("player", &["chess", "nn", "experience", "eval", "search"]),
-    ("uci", &["chess", "nn", "experience", "eval", "search", "player"]),
-    ("games", &["chess", "nn", "experience", "eval", "search", "player"]),
+    (
+        "uci",
+        &["chess", "nn", "experience", "eval", "search", "player"],
+    ),
+    (
+        "games",
+        &["chess", "nn", "experience", "eval", "search", "player"],
+    ),
     ("train", &["chess", "nn", "experience", "eval"]),
     ("tools", &["chess", "nn", "search", "games", "train"]),
     (

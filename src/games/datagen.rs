@@ -36,8 +36,8 @@ use crate::chess::rules::{GameResult, rule_result};
 use crate::chess::score::TB_WIN_BOUND;
 use crate::chess::zobrist::hash_of;
 use crate::eval::Evaluator;
-use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchParams, Shared, search};
+use crate::player::{LearnSettings, Player};
+use crate::search::{Limits, Shared};
 
 #[derive(Clone, Debug)]
 pub struct DatagenOptions {
@@ -97,7 +97,10 @@ fn play(opts: &DatagenOptions, index: usize) -> (Vec<ChessBoard>, String) {
     if start.legal_moves().is_empty() {
         return (Vec::new(), String::new());
     }
-    let tt = TranspositionTable::new(16);
+    // A player of its own per game (a fresh hash table: the same game whatever the thread),
+    // learning nothing: the records are the data.
+    let mut player = Player::with_evaluator(opts.evaluator.clone(), 16);
+    let settings = LearnSettings::new(std::path::PathBuf::new(), false);
     let shared = Shared::default();
     let mut moves = Vec::new();
     let mut history = Vec::new();
@@ -110,18 +113,18 @@ fn play(opts: &DatagenOptions, index: usize) -> (Vec<ChessBoard>, String) {
         if moves.len() >= opts.max_plies {
             break GameResult::Draw;
         }
-        let mut params = SearchParams::new(
+        let limits = Limits {
+            nodes: Some(opts.nodes),
+            ..Default::default()
+        };
+        let r = player.think(
+            &settings,
+            &shared,
             pos.clone(),
-            Limits {
-                nodes: Some(opts.nodes),
-                ..Default::default()
-            },
+            history.clone(),
+            limits,
+            None,
         );
-        params.history = history.clone();
-        params.evaluator = opts.evaluator.clone();
-        shared.stop.store(false, Ordering::SeqCst);
-        shared.reset_clock();
-        let r = search(&params, &shared, &tt);
         let Some(best) = r.best else {
             break GameResult::Draw;
         };

@@ -8,11 +8,11 @@
 //!
 //! Searching with a store, self-play learns as `Learning` does over UCI: the searches start
 //! from the search memory and the root bias, and each game is learned with what its searches
-//! found and the Q-learning step (`uci::experience`).
+//! found and the Q-learning step, through the player ([`crate::player`]).
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -23,14 +23,12 @@ use crate::chess::rules::GameResult;
 use crate::chess::rules::rule_result;
 use crate::chess::zobrist::hash_of;
 use crate::eval::Evaluator;
-use crate::eval::memory::SearchMemory;
 use crate::experience::book::ranked;
-use crate::experience::memory::{QParams, Remembered};
 use crate::experience::records::{GameRecord, MoveEval};
-use crate::experience::store::{GameSearches, Learned, Store};
-use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchParams, Shared, search};
-use crate::player::learner::{BiasSettings, findings, path_of, root_bias_in, search_eval};
+use crate::experience::store::{Learned, Store};
+use crate::player::learner::search_eval;
+use crate::player::{LearnSettings, Player};
+use crate::search::{Limits, Shared};
 
 #[derive(Clone, Debug)]
 pub struct SelfplayOptions {
@@ -176,17 +174,19 @@ fn choose_explore(pos: &Chess, store: Option<&Store>, rng: &mut StdRng) -> Move 
         .map_or_else(|| legal[rng.random_range(0..legal.len())], |b| b.mv)
 }
 
-/// Plays one game from `start`. Returns the record (result by the rules, or a draw at
-/// `max_plies`).
+/// Plays one game from `start` with `player` (its evaluator; with `Learning` in `settings`,
+/// its search memory and root bias, what each search finds kept for [`Player::learn_game`]).
+/// Returns the record (result by the rules, or a draw at `max_plies`), each searched move with
+/// its search's evaluation.
 pub fn play_game(
     start: &Chess,
     opts: &SelfplayOptions,
-    store: Option<&Store>,
-    memory: Option<&Arc<SearchMemory>>,
+    player: &mut Player,
+    settings: &LearnSettings,
+    explore_store: Option<&Store>,
     rng: &mut StdRng,
-) -> (GameRecord, Vec<Remembered>) {
-    let mut found = Vec::new();
-    let tt = TranspositionTable::new(16);
+) -> GameRecord {
+    player.clear_hash();
     let shared = Shared::default();
     let mut pos = start.clone();
     let mut moves: Vec<Move> = Vec::new();
@@ -206,7 +206,7 @@ pub fn play_game(
             let legal = pos.legal_moves();
             (legal[rng.random_range(0..legal.len())], None)
         } else if opts.explore {
-            (choose_explore(&pos, store, rng), None)
+            (choose_explore(&pos, explore_store, rng), None)
         } else {
             let jitter = u64::from(opts.nodes_jitter.min(100));
             let nodes = opts.nodes.map(|n| {
@@ -223,19 +223,14 @@ pub fn play_game(
                 movetime: opts.movetime_ms,
                 ..Default::default()
             };
-            let mut params = SearchParams::new(pos.clone(), limits);
-            params.history = history.clone();
-            params.evaluator = opts.evaluator.clone();
-            if let Some(m) = memory {
-                params.root_bias = root_bias_in(store, &BiasSettings::default(), &pos, Some(m));
-                params.memory = Some(m.clone());
-            }
-            shared.stop.store(false, Ordering::SeqCst);
-            shared.reset_clock();
-            let result = search(&params, &shared, &tt);
-            if memory.is_some() {
-                found.extend(findings(&params, &result));
-            }
+            let result = player.think(
+                settings,
+                &shared,
+                pos.clone(),
+                history.clone(),
+                limits,
+                None,
+            );
             match result.best {
                 Some(m) => (m, Some(search_eval(&result))),
                 None => break GameResult::Draw, // unreachable: rule_result saw no end
@@ -246,7 +241,7 @@ pub fn play_game(
         moves.push(m);
         evals.push(eval);
     };
-    let game = GameRecord {
+    GameRecord {
         source: opts.source.clone(),
         white: opts.player.clone(),
         black: opts.player.clone(),
@@ -255,18 +250,7 @@ pub fn play_game(
         start: start.clone(),
         moves,
         evals,
-    };
-    (game, found)
-}
-
-/// Learns a game's counts (of its first `tree_plies` plies only, when given) and the game.
-pub fn learn_counts(
-    store: &mut Store,
-    game: &GameRecord,
-    tree_plies: Option<usize>,
-) -> Result<Learned, crate::experience::Error> {
-    let rows = game.rows_first(tree_plies.unwrap_or(usize::MAX));
-    Ok(store.learn(&[(game.clone(), rows)])?[0])
+    }
 }
 
 /// Games a self-play worker plays between two readings of the search memory (it keeps its own
@@ -293,97 +277,110 @@ pub fn run(
         // Create the store (and check it) before playing.
         Store::open(p)?;
     }
-    let next = AtomicUsize::new(0);
-    let report = Mutex::new(SelfplayReport::default());
-    let error = Mutex::new(None::<Error>);
-    let progress = Mutex::new(&mut progress);
+    let shared = Workers {
+        next: AtomicUsize::new(0),
+        report: Mutex::new(SelfplayReport::default()),
+        error: Mutex::new(None),
+        progress: Mutex::new(&mut progress),
+    };
     std::thread::scope(|s| {
         for worker in 0..opts.concurrency.max(1) {
-            let (next, report, error, progress) = (&next, &report, &error, &progress);
-            s.spawn(move || {
-                let mut store = opts.store.as_ref().and_then(|p| Store::open(p).ok());
-                let mut memory: Option<Arc<SearchMemory>> = None;
-                let mut played = 0usize;
-                loop {
-                    if !opts.explore
-                        && opts.learn_searches
-                        && played.is_multiple_of(MEMORY_RELOAD_GAMES)
-                        && let Some(s) = store.as_ref()
-                    {
-                        memory = SearchMemory::load(s).ok().map(Arc::new);
-                    }
-                    played += 1;
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= opts.games || error.lock().map(|e| e.is_some()).unwrap_or(true) {
-                        break;
-                    }
-                    let mut rng = StdRng::seed_from_u64(
-                        opts.seed.wrapping_add(i as u64 * 7919 + worker as u64),
-                    );
-                    let start = opening(&opts.openings, opts.random_plies, &mut rng);
-                    let (game, found) =
-                        play_game(&start, opts, store.as_ref(), memory.as_ref(), &mut rng);
-                    let pgn = crate::chess::pgn::write_pgn(
-                        &game.start,
-                        &game.moves,
-                        Some(game.result),
-                        &[
-                            ("Event", "Deep Red self-play".to_string()),
-                            ("Round", (i + 1).to_string()),
-                            ("White", game.white.clone()),
-                            ("Black", game.black.clone()),
-                        ],
-                    );
-                    let written = store.as_mut().map(|s| {
-                        if memory.is_some() {
-                            let path = path_of(&game.start, &game.moves);
-                            s.learn_searches(&GameSearches {
-                                record: Some(&game),
-                                found: &found,
-                                path: &path,
-                                result: Some(game.result),
-                                q: QParams::default(),
-                            })
-                            .map(|(learned, rows)| {
-                                if let Some(m) = memory.as_mut() {
-                                    m.update(&rows);
-                                }
-                                learned.unwrap_or(Learned::AlreadyKnown)
-                            })
-                        } else {
-                            learn_counts(s, &game, opts.tree_plies)
-                        }
-                    });
-                    let learned = match written {
-                        Some(w) => match w {
-                            Ok(l) => l != Learned::AlreadyKnown,
-                            Err(e) => {
-                                *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
-                                false
-                            }
-                        },
-                        None => false,
-                    };
-                    let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
-                    match game.result {
-                        GameResult::WhiteWins => r.white_wins += 1,
-                        GameResult::BlackWins => r.black_wins += 1,
-                        GameResult::Draw => r.draws += 1,
-                    }
-                    r.learned += usize::from(learned);
-                    r.plies += game.moves.len();
-                    r.pgn.push_str(&pgn);
-                    let done = r.white_wins + r.black_wins + r.draws;
-                    drop(r);
-                    (progress.lock().unwrap_or_else(|p| p.into_inner()))(done);
-                }
-            });
+            let shared = &shared;
+            s.spawn(move || shared.work(opts, worker));
         }
     });
-    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = shared.error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    Ok(report.into_inner().unwrap_or_else(|p| p.into_inner()))
+    Ok(shared
+        .report
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner()))
+}
+
+/// What the self-play workers share: the next game's number, the report, the first error, and
+/// the progress callback.
+struct Workers<'a, F: FnMut(usize) + Send> {
+    next: AtomicUsize,
+    report: Mutex<SelfplayReport>,
+    error: Mutex<Option<Error>>,
+    progress: Mutex<&'a mut F>,
+}
+
+impl<F: FnMut(usize) + Send> Workers<'_, F> {
+    /// One worker: a player of its own plays games until there are enough (or one failed to be
+    /// learned), and learns each.
+    fn work(&self, opts: &SelfplayOptions, worker: usize) {
+        let mut settings = LearnSettings::new(
+            opts.store.clone().unwrap_or_default(),
+            opts.store.is_some() && opts.learn_searches && !opts.explore,
+        );
+        let mut player = Player::with_evaluator(opts.evaluator.clone(), 16);
+        let explore_store = opts
+            .store
+            .as_ref()
+            .filter(|_| opts.explore)
+            .and_then(|p| Store::open_read_only(p).ok());
+        for played in 0.. {
+            if played % MEMORY_RELOAD_GAMES == 0 && player.sync_memory(&settings).is_err() {
+                // Without the memory, the games and their counts are still learned.
+                settings.learning = false;
+            }
+            let i = self.next.fetch_add(1, Ordering::SeqCst);
+            if i >= opts.games || self.error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                break;
+            }
+            let mut rng =
+                StdRng::seed_from_u64(opts.seed.wrapping_add(i as u64 * 7919 + worker as u64));
+            let start = opening(&opts.openings, opts.random_plies, &mut rng);
+            let mut game = play_game(
+                &start,
+                opts,
+                &mut player,
+                &settings,
+                explore_store.as_ref(),
+                &mut rng,
+            );
+            let pgn = crate::chess::pgn::write_pgn(
+                &game.start,
+                &game.moves,
+                Some(game.result),
+                &[
+                    ("Event", "Deep Red self-play".to_string()),
+                    ("Round", (i + 1).to_string()),
+                    ("White", game.white.clone()),
+                    ("Black", game.black.clone()),
+                ],
+            );
+            let learned = match opts.store.is_some() {
+                false => false,
+                true => match player.learn_game(&settings, &mut game, opts.tree_plies) {
+                    Ok(l) => l != Learned::AlreadyKnown,
+                    Err(e) => {
+                        *self.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.into());
+                        false
+                    }
+                },
+            };
+            self.tally(&game, learned, &pgn);
+        }
+    }
+
+    /// Counts a finished game in the report and tells the progress callback.
+    fn tally(&self, game: &GameRecord, learned: bool, pgn: &str) {
+        let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        match game.result {
+            GameResult::WhiteWins => r.white_wins += 1,
+            GameResult::BlackWins => r.black_wins += 1,
+            GameResult::Draw => r.draws += 1,
+        }
+        r.learned += usize::from(learned);
+        r.plies += game.moves.len();
+        r.pgn.push_str(pgn);
+        let done = r.white_wins + r.black_wins + r.draws;
+        drop(r);
+        (self.progress.lock().unwrap_or_else(|p| p.into_inner()))(done);
+    }
 }
 
 /// The pure mode against a uniformly random mover: `games` games (colours alternating, from

@@ -13,7 +13,8 @@ use rand::rngs::StdRng;
 use super::{Error, LearnOptions, Net, SOURCE, current_net, player_name, stopped};
 use crate::eval::{EvalContext, EvalKind, Evaluator};
 use crate::experience::store::Store;
-use crate::games::selfplay::{SelfplayOptions, learn_counts, opening, play_game};
+use crate::games::selfplay::{SelfplayOptions, opening, play_game};
+use crate::player::{LearnSettings, Player};
 
 /// The self-play settings of a net.
 fn selfplay_options(opts: &LearnOptions, net: &Net, evaluator: Evaluator) -> SelfplayOptions {
@@ -38,11 +39,12 @@ fn evaluator_of(net: &Net) -> Result<Evaluator, Error> {
     Ok(crate::eval::build(EvalKind::Learned, &ctx)?)
 }
 
-/// Plays game `index` of a run with `net` and learns it into `store`. True if it was new.
+/// Plays game `index` of a run with `player` (the net's) and learns it into `store` (the
+/// thread's own connection, kept between games). True if it was new.
 fn play_one(
     opts: &LearnOptions,
     store: &mut Store,
-    sp: &SelfplayOptions,
+    (sp, player): (&SelfplayOptions, &mut Player),
     salt: u64,
     index: u64,
 ) -> Result<bool, Error> {
@@ -53,8 +55,10 @@ fn play_one(
             .wrapping_add(index),
     );
     let start = opening(&opts.openings, opts.random_plies, &mut rng);
-    let (game, _) = play_game(&start, sp, None, None, &mut rng);
-    let learned = learn_counts(store, &game, opts.tree_plies)?;
+    // The player learns nothing itself: no search memory, the game written here.
+    let settings = LearnSettings::new(opts.store.clone(), false);
+    let game = play_game(&start, sp, player, &settings, None, &mut rng);
+    let learned = store.learn_first_plies(&game, opts.tree_plies)?;
     Ok(learned != crate::experience::store::Learned::AlreadyKnown)
 }
 
@@ -101,12 +105,13 @@ pub fn play_until(
                         return;
                     }
                 };
+                let mut player = Player::with_evaluator(sp.evaluator.clone(), 16);
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     if i >= todo || stopped() || failed.lock().map_or(true, |f| f.is_some()) {
                         return;
                     }
-                    match play_one(opts, &mut store, &sp, salt, i) {
+                    match play_one(opts, &mut store, (&sp, &mut player), salt, i) {
                         Ok(new) => {
                             added.fetch_add(u64::from(new), Ordering::SeqCst);
                             bar.inc(1);
@@ -167,7 +172,7 @@ fn player(
     status: &(dyn Fn(&str) + Sync),
 ) -> Result<(), Error> {
     let mut store = Store::open(&opts.store)?;
-    let mut current: Option<(i64, SelfplayOptions)> = None;
+    let mut current: Option<(i64, SelfplayOptions, Player)> = None;
     loop {
         if stopped() {
             return Ok(());
@@ -178,7 +183,7 @@ fn player(
         }
         // A new net between games: the store says which is newest, cheaply.
         let newest = store.latest_net_generation(crate::nn::net::Kind::Learned.name())?;
-        let known = current.as_ref().map(|(g, _)| *g);
+        let known = current.as_ref().map(|(g, _, _)| *g);
         if known.is_none() || newest.is_some_and(|g| Some(g) != known) {
             let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
             status(&format!(
@@ -186,11 +191,18 @@ fn player(
                 net.generation,
                 net.path.display()
             ));
-            let sp = selfplay_options(opts, &net, evaluator_of(&net)?);
-            current = Some((net.generation, sp));
+            let evaluator = evaluator_of(&net)?;
+            let player = Player::with_evaluator(evaluator.clone(), 16);
+            current = Some((
+                net.generation,
+                selfplay_options(opts, &net, evaluator),
+                player,
+            ));
         }
-        let (_, sp) = current.as_ref().expect("set above");
-        if play_one(opts, &mut store, sp, salt, i)? {
+        let Some((_, sp, player)) = current.as_mut() else {
+            continue; // unreachable: set above
+        };
+        if play_one(opts, &mut store, (sp, player), salt, i)? {
             added.fetch_add(1, Ordering::SeqCst);
         }
     }

@@ -86,6 +86,17 @@ impl EvalChoice {
         Ok(c)
     }
 
+    /// An evaluator already built (a command's `--evaluator`), its net file as it says.
+    pub fn from_evaluator(evaluator: Evaluator) -> EvalChoice {
+        EvalChoice {
+            kind: EvalKind::parse(evaluator.name()).unwrap_or(EvalKind::Pst),
+            evaluator,
+            experience: None,
+            file: None,
+            pending: None,
+        }
+    }
+
     pub fn kind(&self) -> EvalKind {
         self.kind
     }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::LearnSettings;
-use crate::chess::notation::{encode_move, uci_move};
+use crate::chess::notation::encode_move;
 use crate::chess::rules::GameResult;
 use crate::chess::zobrist::{hash_of, play};
 use crate::eval::memory::SearchMemory;
@@ -19,7 +19,7 @@ use crate::experience::book::{book_move, ranked};
 use crate::experience::live::Tracked;
 use crate::experience::memory::{QParams, Remembered};
 use crate::experience::records::wilson_lower_bound;
-use crate::experience::records::{EvalSource, MoveEval};
+use crate::experience::records::{EvalSource, GameRecord, MoveEval};
 use crate::experience::store::{GameSearches, Learned, Store};
 use crate::search::tt::score_to_tt;
 use crate::search::{SearchParams, SearchResult};
@@ -68,7 +68,13 @@ impl Learner {
 
     /// After a `position` command (with `Learning` on): goes on with the game followed, or
     /// finishes it and starts following the new one; learns it once it is over.
-    pub fn follow(&mut self, settings: &LearnSettings, start: &Chess, moves: &[Move], last: LastMove) {
+    pub fn follow(
+        &mut self,
+        settings: &LearnSettings,
+        start: &Chess,
+        moves: &[Move],
+        last: LastMove,
+    ) {
         self.drain();
         if !settings.learning {
             return;
@@ -107,7 +113,7 @@ impl Learner {
                 .as_ref()
                 .map(|t| path_of(&t.start, &t.moves))
                 .unwrap_or_default();
-            let _ = self.write(settings, None, &path, None);
+            let _ = self.write_or_note(settings, None, &path, None);
         }
         self.tracked = None;
         self.roots.clear();
@@ -139,7 +145,8 @@ impl Learner {
         }
         let (_, m) = self.memory.as_ref()?;
         if let Some(e) = m.take_error() {
-            self.notes.push(format!("error: search memory not read: {e}"));
+            self.notes
+                .push(format!("error: search memory not read: {e}"));
         } else if !self.memory_told && m.is_loaded() {
             self.memory_told = true;
             self.notes.push(format!(
@@ -184,7 +191,7 @@ impl Learner {
     fn write(
         &mut self,
         settings: &LearnSettings,
-        record: Option<&crate::experience::records::GameRecord>,
+        record: Option<&GameRecord>,
         path: &[(u64, bool)],
         result: Option<GameResult>,
     ) -> Result<Option<Learned>, crate::experience::Error> {
@@ -207,13 +214,85 @@ impl Learner {
                 }
                 Ok(learned)
             }
-            Err(e) => {
-                self.notes.push(format!(
-                    "error: could not remember the game's searches: {e}"
-                ));
-                Err(e)
-            }
+            Err(e) => Err(e),
         }
+    }
+
+    /// [`Self::write`], the error told as a note.
+    fn write_or_note(
+        &mut self,
+        settings: &LearnSettings,
+        record: Option<&GameRecord>,
+        path: &[(u64, bool)],
+        result: Option<GameResult>,
+    ) -> Result<Option<Learned>, crate::experience::Error> {
+        let written = self.write(settings, record, path, result);
+        if let Err(e) = &written {
+            self.notes.push(format!(
+                "error: could not remember the game's searches: {e}"
+            ));
+        }
+        written
+    }
+
+    /// A whole game its caller played and recorded (self-play, the terminal, the loop): with
+    /// `Learning`, learned with what its searches found, the Q-learning step and the searches'
+    /// evaluations of the moves they chose (where the record has none); without, only the game
+    /// and the counts of its first `tree_plies` plies. The game followed, if any, is dropped.
+    pub fn learn_game(
+        &mut self,
+        settings: &LearnSettings,
+        record: &mut GameRecord,
+        tree_plies: Option<usize>,
+    ) -> Result<Learned, crate::experience::Error> {
+        self.drain();
+        self.tracked = None;
+        let roots = std::mem::take(&mut self.roots);
+        if !settings.learning {
+            self.found.clear();
+            return Store::open(&settings.store)?.learn_first_plies(record, tree_plies);
+        }
+        let searched = evals_of(&record.start, &record.moves, &roots);
+        record.evals.resize(record.moves.len(), None);
+        for (e, s) in record.evals.iter_mut().zip(searched) {
+            *e = e.or(s);
+        }
+        let path = path_of(&record.start, &record.moves);
+        let learned = self
+            .write(settings, Some(record), &path, Some(record.result))?
+            .unwrap_or(Learned::AlreadyKnown);
+        if learned != Learned::AlreadyKnown
+            && let Some(e) = &settings.experience
+        {
+            e.add_game(record);
+        }
+        Ok(learned)
+    }
+
+    /// With `Learning`: the memory reads now what the store added since it last read it (all
+    /// of it the first time), before the next search: the searches that follow do not depend
+    /// on a reading's timing (self-play between games).
+    pub fn sync_memory(
+        &mut self,
+        settings: &LearnSettings,
+    ) -> Result<(), crate::experience::Error> {
+        self.drain();
+        if !settings.learning {
+            return Ok(());
+        }
+        if self
+            .memory
+            .as_ref()
+            .is_none_or(|(p, _)| *p != settings.store)
+        {
+            self.memory = Some((settings.store.clone(), Arc::new(SearchMemory::default())));
+            // Nothing to tell: the caller asked for the reading.
+            self.memory_told = true;
+        }
+        if let Some((_, m)) = &self.memory {
+            m.catch_up(&Store::open_read_only(&settings.store)?)?;
+        }
+        Ok(())
     }
 
     /// Learns the game followed if it has ended by the rules (`our_move` counted as played).
@@ -231,7 +310,7 @@ impl Learner {
         t.learned = true;
         let (plies, result) = (record.moves.len(), record.result);
         let path = path_of(&record.start, &record.moves);
-        if let Ok(learned) = self.write(settings, Some(&record), &path, Some(result)) {
+        if let Ok(learned) = self.write_or_note(settings, Some(&record), &path, Some(result)) {
             if learned != Some(Learned::AlreadyKnown)
                 && let Some(e) = &settings.experience
             {
@@ -428,18 +507,18 @@ pub fn known_wdl(settings: &LearnSettings, pos: &Chess) -> Option<(u32, u32, u32
 }
 
 /// `ExperienceBook`: the best known move by the confidence-aware score when the position has at
-/// least `ExperienceMinGames` games, with a line saying why.
-pub fn book(settings: &LearnSettings, pos: &Chess, chess960: bool) -> Option<(Move, String)> {
+/// least `ExperienceMinGames` games, with why (its games, score and confidence; the position's
+/// games).
+pub fn book(settings: &LearnSettings, pos: &Chess) -> Option<(Move, String)> {
     let store = Store::open_read_only(&settings.store).ok()?;
     let b = book_move(&store, pos, settings.bias.min_games)?;
     let turn = pos.turn();
-    let note = format!(
-        "experience book: {} ({} games, score {:.1}%, confidence {:.1}%; {} games in this position)",
-        uci_move(b.mv, chess960),
+    let why = format!(
+        "{} games, score {:.1}%, confidence {:.1}%; {} games in this position",
         b.stats.games(),
         100.0 * b.stats.score_for(turn),
         100.0 * b.stats.confidence_score(turn),
         b.position_games
     );
-    Some((b.mv, note))
+    Some((b.mv, why))
 }

@@ -37,11 +37,28 @@ pub struct LearnSettings {
     pub experience: Option<Arc<ExperienceEval>>,
 }
 
+impl LearnSettings {
+    /// Games learned into `store` with the default constants; `learning`: also the search
+    /// memory, the root bias and the Q-learning step (as `Learning` over UCI).
+    pub fn new(store: PathBuf, learning: bool) -> LearnSettings {
+        LearnSettings {
+            learning,
+            store,
+            q: QParams::default(),
+            bias: BiasSettings::default(),
+            experience: None,
+        }
+    }
+}
+
 use shakmaty::{Chess, Move};
 
 use crate::chess::zobrist::hash_of;
+use crate::experience::records::GameRecord;
+use crate::experience::store::Learned;
+use crate::search::skill::Skill;
 use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchParams, SearchResult};
+use crate::search::{Limits, SearchParams, SearchResult, Shared, search};
 use evaluator::EvalChoice;
 use learner::{Found, Inbox, LastMove, Learner};
 
@@ -62,6 +79,14 @@ impl Player {
             eval: EvalChoice::default(),
             tt: Arc::new(TranspositionTable::new(hash_mb)),
             learner: Learner::default(),
+        }
+    }
+
+    /// A player with `evaluator` (already built) and a hash table of `hash_mb` MB.
+    pub fn with_evaluator(evaluator: crate::eval::Evaluator, hash_mb: usize) -> Player {
+        Player {
+            eval: EvalChoice::from_evaluator(evaluator),
+            ..Player::new(hash_mb)
         }
     }
 
@@ -106,9 +131,9 @@ impl Player {
         self.learner.memory(s);
     }
 
-    /// The experience book's move in `pos`, with a line saying why.
-    pub fn book_move(&self, s: &LearnSettings, pos: &Chess, chess960: bool) -> Option<(Move, String)> {
-        learner::book(s, pos, chess960)
+    /// The experience book's move in `pos`, with why (see [`learner::book`]).
+    pub fn book_move(&self, s: &LearnSettings, pos: &Chess) -> Option<(Move, String)> {
+        learner::book(s, pos)
     }
 
     /// The store's record of `pos` as (win, draw, loss) per mille, when it knows enough games.
@@ -137,6 +162,47 @@ impl Player {
         // A search played weaker on purpose does not teach the memory its worse moves.
         let inbox = (params.memory.is_some() && full_strength).then(|| self.learner.inbox.clone());
         (params, inbox)
+    }
+
+    /// Searches `root` (after the positions `history`) here and now, stopped by `shared` or
+    /// `limits`, at `skill` when given (weaker on purpose: nothing is remembered); what it
+    /// found is kept with the game (`Learning`).
+    pub fn think(
+        &mut self,
+        s: &LearnSettings,
+        shared: &Shared,
+        root: Chess,
+        history: Vec<u64>,
+        limits: Limits,
+        skill: Option<Skill>,
+    ) -> SearchResult {
+        let (mut params, inbox) = self.prepare(s, root, history, limits, skill.is_none());
+        params.skill = skill;
+        shared
+            .stop
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        shared.reset_clock();
+        let r = search(&params, shared, &self.tt);
+        if let Some(inbox) = inbox {
+            hand_over(&inbox, &params, &r);
+        }
+        r
+    }
+
+    /// Learns a game the caller played and recorded: see [`Learner::learn_game`].
+    pub fn learn_game(
+        &mut self,
+        s: &LearnSettings,
+        record: &mut GameRecord,
+        tree_plies: Option<usize>,
+    ) -> Result<Learned, crate::experience::Error> {
+        self.learner.learn_game(s, record, tree_plies)
+    }
+
+    /// With `Learning`, the search memory reads now what the store added since it last read
+    /// (see [`Learner::sync_memory`]).
+    pub fn sync_memory(&mut self, s: &LearnSettings) -> Result<(), crate::experience::Error> {
+        self.learner.sync_memory(s)
     }
 
     /// What the user should hear since the last call (errors, games learned, the memory).

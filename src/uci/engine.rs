@@ -14,8 +14,6 @@ use shakmaty_uci::UciMessage;
 
 use super::Error;
 use super::command::{Game, parse_go, parse_position};
-use crate::player::learner::{Inbox, LastMove};
-use crate::player::{Player, hand_over};
 use super::options::{HashChange, Options, option_lines};
 use super::output::{Style, Wdl, info_string, reporter, send};
 use crate::chess::display::diagram;
@@ -24,6 +22,8 @@ use crate::chess::notation::uci_move;
 use crate::chess::perft;
 use crate::chess::zobrist::hash_of;
 use crate::eval::report::eval_report;
+use crate::player::learner::{Inbox, LastMove};
+use crate::player::{Player, hand_over};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Limits, SearchParams, Shared};
 
@@ -183,7 +183,10 @@ impl Engine {
             }
             "eval" => {
                 info_string(&format!("in use: {}", self.player.eval.line()));
-                send_multiline(&eval_report(&self.game.pos, &self.player.eval.context(self.options.store())));
+                send_multiline(&eval_report(
+                    &self.game.pos,
+                    &self.player.eval.context(self.options.store()),
+                ));
                 return true;
             }
             "perft" => {
@@ -202,8 +205,7 @@ impl Engine {
                             return true;
                         }
                     };
-                    let r =
-                        search::bench::run(depth, 1, self.player.eval.evaluator(), info_string);
+                    let r = search::bench::run(depth, 1, self.player.eval.evaluator(), info_string);
                     send(&format!("info string {} nodes {} nps", r.nodes, r.nps()));
                 }
                 return true;
@@ -359,11 +361,12 @@ impl Engine {
             && !limits.infinite
             && !limits.ponder
             && limits.searchmoves.is_empty()
-            && let Some((m, note)) =
-                self.player
-                    .book_move(&s, &self.game.pos, self.options.chess960)
+            && let Some((m, why)) = self.player.book_move(&s, &self.game.pos)
         {
-            info_string(&note);
+            info_string(&format!(
+                "experience book: {} ({why})",
+                uci_move(m, self.options.chess960)
+            ));
             *self.last_best.lock().unwrap_or_else(|e| e.into_inner()) =
                 Some((hash_of(&self.game.pos), m));
             send(&format!(

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use super::Error;
 use crate::chess::syzygy::{MAX_PIECES, Tablebases};
 use crate::eval::EvalKind;
+use crate::experience::location;
+use crate::experience::memory::QParams;
 use crate::player::LearnSettings;
 use crate::player::evaluator::{EvalChoice, StoreOf};
 use crate::player::learner::BiasSettings;
-use crate::experience::location;
-use crate::experience::memory::QParams;
 use crate::search::SyzygySettings;
 use crate::search::params::{SPECS, Tunables};
 use crate::search::skill::{self, Skill};
@@ -212,6 +212,69 @@ impl Options {
             "uci_showwdl" => self.show_wdl = check()?,
             "uci_elo" => self.uci_elo = spin(skill::ELO_MIN, skill::ELO_MAX)?,
             "skill level" => self.skill_level = spin(0, skill::MAX_LEVEL as i64)?,
+            key @ ("evaluator" | "evalfile" | "experiencefile") => {
+                self.set_evaluation(eval, key, value, &mut applied)?
+            }
+            "learning" => {
+                self.learning = check()?;
+                if self.learning {
+                    applied.notes.push(format!(
+                        "Learning into the {}",
+                        crate::experience::store::describe(&self.experience_file)
+                    ));
+                    // Say now, not at the end of the first game, that the store cannot be made.
+                    if let Err(e) = location::prepare(&self.experience_file) {
+                        applied.errors.push(Error::Store(e));
+                    }
+                }
+            }
+            "experiencemargin" => self.experience_margin = spin(0, 1000)? as i32,
+            "experiencepenalty" => self.experience_penalty = spin(0, 1000)? as i32,
+            "learningrate" => self.q.rate = spin(0, 100)? as f64 / 100.0,
+            "learningdiscount" => self.q.discount = spin(0, 100)? as f64 / 100.0,
+            "learningreward" => self.q.reward = spin(0, 10_000)? as i32,
+            "experiencebook" => self.experience_book = check()?,
+            "syzygypath" => self.load_tablebases(value.unwrap_or(""), &mut applied),
+            "syzygyprobedepth" => self.syzygy.probe_depth = spin(1, 100)? as u32,
+            "syzygy50moverule" => self.syzygy.rule50 = check()?,
+            "syzygyprobelimit" => self.syzygy.probe_limit = spin(0, MAX_PIECES as i64)? as usize,
+            "experiencemingames" => {
+                self.experience_min_games = spin(1, 1_000_000)? as u32;
+                let store = StoreOf {
+                    path: &self.experience_file,
+                    min_games: self.experience_min_games,
+                };
+                applied.notes.extend(eval.reload_data(store)?);
+            }
+            other => match SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(other)) {
+                Some(spec) => {
+                    let v = spin(i64::from(spec.min), i64::from(spec.max))?;
+                    Arc::make_mut(&mut self.tunables)
+                        .set(spec.name, v as i32)
+                        .map_err(|_| Error::UnknownOption {
+                            name: name.to_string(),
+                        })?;
+                }
+                None => {
+                    return Err(Error::UnknownOption {
+                        name: name.to_string(),
+                    });
+                }
+            },
+        }
+        Ok(applied)
+    }
+
+    /// `Evaluator`, `EvalFile` and `ExperienceFile` (`key`, lowercase): what the player's
+    /// evaluator is made of.
+    fn set_evaluation(
+        &mut self,
+        eval: &mut EvalChoice,
+        key: &str,
+        value: Option<&str>,
+        applied: &mut Applied,
+    ) -> Result<(), Error> {
+        match key {
             "evaluator" => {
                 let v = value.ok_or_else(|| Error::NeedsValue {
                     name: "Evaluator".to_string(),
@@ -265,54 +328,9 @@ impl Options {
                 };
                 applied.notes.extend(eval.reload_data(store)?);
             }
-            "learning" => {
-                self.learning = check()?;
-                if self.learning {
-                    applied.notes.push(format!(
-                        "Learning into the {}",
-                        crate::experience::store::describe(&self.experience_file)
-                    ));
-                    // Say now, not at the end of the first game, that the store cannot be made.
-                    if let Err(e) = location::prepare(&self.experience_file) {
-                        applied.errors.push(Error::Store(e));
-                    }
-                }
-            }
-            "experiencemargin" => self.experience_margin = spin(0, 1000)? as i32,
-            "experiencepenalty" => self.experience_penalty = spin(0, 1000)? as i32,
-            "learningrate" => self.q.rate = spin(0, 100)? as f64 / 100.0,
-            "learningdiscount" => self.q.discount = spin(0, 100)? as f64 / 100.0,
-            "learningreward" => self.q.reward = spin(0, 10_000)? as i32,
-            "experiencebook" => self.experience_book = check()?,
-            "syzygypath" => self.load_tablebases(value.unwrap_or(""), &mut applied),
-            "syzygyprobedepth" => self.syzygy.probe_depth = spin(1, 100)? as u32,
-            "syzygy50moverule" => self.syzygy.rule50 = check()?,
-            "syzygyprobelimit" => self.syzygy.probe_limit = spin(0, MAX_PIECES as i64)? as usize,
-            "experiencemingames" => {
-                self.experience_min_games = spin(1, 1_000_000)? as u32;
-                let store = StoreOf {
-                    path: &self.experience_file,
-                    min_games: self.experience_min_games,
-                };
-                applied.notes.extend(eval.reload_data(store)?);
-            }
-            other => match SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(other)) {
-                Some(spec) => {
-                    let v = spin(i64::from(spec.min), i64::from(spec.max))?;
-                    Arc::make_mut(&mut self.tunables)
-                        .set(spec.name, v as i32)
-                        .map_err(|_| Error::UnknownOption {
-                            name: name.to_string(),
-                        })?;
-                }
-                None => {
-                    return Err(Error::UnknownOption {
-                        name: name.to_string(),
-                    });
-                }
-            },
+            _ => {}
         }
-        Ok(applied)
+        Ok(())
     }
 
     /// `SyzygyPath`: finds the tables of its directories. Directories and files that cannot be

@@ -44,6 +44,17 @@ impl Store {
         let rows = game.rows();
         Ok(self.learn(&[(game, rows)])?[0])
     }
+
+    /// Learns one game whose win/draw/loss counts cover only its first `plies` plies (`None`:
+    /// all of them), so that the store grows by a game rather than a row per position.
+    pub fn learn_first_plies(
+        &mut self,
+        game: &GameRecord,
+        plies: Option<usize>,
+    ) -> Result<Learned, Error> {
+        let rows = game.rows_first(plies.unwrap_or(usize::MAX));
+        Ok(self.learn(&[(game.clone(), rows)])?[0])
+    }
 }
 
 /// The game row of a record: its tags, content hash, start and moves.

@@ -19,10 +19,9 @@ use std::io::{self, BufRead, Write};
 
 use shakmaty::{Color, Position};
 
-use crate::eval::memory::SearchMemory;
 use crate::experience::store::Store;
+use crate::player::{LearnSettings, Player};
 use crate::search::Shared;
-use crate::search::tt::TranspositionTable;
 use game::color_name;
 pub use game::{
     DEFAULT_MOVETIME_MS, DRAW_ACCEPT_CP, ENGINE, Ending, HUMAN, Humans, PlayOptions, PlayOutcome,
@@ -43,10 +42,11 @@ pub fn run(
     } else {
         Color::White
     };
+    // Learning needs a store that opens; the player reads its memory in the background.
     let (store, no_learn_reason) = match &opts.store {
         None => (None, Some("learning is off".to_string())),
         Some(p) => match Store::open(p) {
-            Ok(s) => (Some(s), None),
+            Ok(_) => (Some(p.clone()), None),
             Err(e) => {
                 writeln!(err, "deepred: {e}; learning is off for this game")?;
                 err.flush()?;
@@ -57,6 +57,10 @@ pub fn run(
             }
         },
     };
+    let mut settings = LearnSettings::new(store.clone().unwrap_or_default(), store.is_some());
+    settings.bias.min_games = opts.book_min_games;
+    let mut player = Player::with_evaluator(opts.evaluator.clone(), opts.hash_mb.max(1));
+    player.prefetch_memory(&settings);
     let mut s = Session {
         opts,
         out,
@@ -64,15 +68,9 @@ pub fn run(
         moves: Vec::new(),
         pos: opts.start.clone(),
         bottom: if opts.flip { !auto_bottom } else { auto_bottom },
-        tt: TranspositionTable::new(opts.hash_mb.max(1)),
+        player,
         shared: Shared::default(),
-        memory: store
-            .as_ref()
-            .and_then(|st| SearchMemory::load(st).ok())
-            .map(std::sync::Arc::new),
-        found: Vec::new(),
-        engine_evals: std::collections::HashMap::new(),
-        store,
+        settings,
         no_learn_reason,
     };
     match humans {
@@ -88,11 +86,11 @@ pub fn run(
             opts.evaluator.name()
         )?,
     }
-    match &s.store {
-        Some(st) => writeln!(
+    match &store {
+        Some(p) => writeln!(
             s.out,
             "Finished games are learned into {}.",
-            st.path().display()
+            crate::experience::store::shown(p)
         )?,
         None => writeln!(s.out, "Learning is off.")?,
     }

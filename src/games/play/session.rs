@@ -3,8 +3,6 @@
 //! (learned and written as PGN).
 
 use std::io::{self, BufRead, Write};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use shakmaty::{Chess, Color, Move, Position};
 
@@ -16,15 +14,11 @@ use crate::chess::fen::fen_of;
 use crate::chess::notation::{MoveError, legal_sans, numbered_san, parse_move};
 use crate::chess::pgn::{pgn_date, write_pgn};
 use crate::chess::zobrist::hash_of;
-use crate::eval::memory::SearchMemory;
-use crate::experience::book::book_move;
-use crate::experience::memory::{QParams, Remembered};
-use crate::experience::records::{GameRecord, MoveEval};
-use crate::experience::store::{GameSearches, Learned, Store};
+use crate::experience::records::GameRecord;
+use crate::experience::store::{Learned, shown};
+use crate::player::{LearnSettings, Player};
 use crate::search::skill::Skill;
-use crate::search::tt::TranspositionTable;
-use crate::search::{SearchParams, SearchResult, Shared, search};
-use crate::player::learner::{BiasSettings, findings, path_of, root_bias_in};
+use crate::search::{SearchResult, Shared};
 
 pub(super) const HELP: &str = "\
 Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, with or without +/#) or UCI (g1f3, e7e8q).
@@ -49,16 +43,11 @@ pub(super) struct Session<'a, W: Write, E: Write> {
     pub(super) moves: Vec<Move>,
     pub(super) pos: Chess,
     pub(super) bottom: Color,
-    pub(super) tt: TranspositionTable,
+    /// Deep Red: its evaluator, hash table and, when learning, search memory and root bias.
+    pub(super) player: Player,
     pub(super) shared: Shared,
-    pub(super) store: Option<Store>,
-    /// The store's search memory (learning on): searches start from it.
-    pub(super) memory: Option<Arc<SearchMemory>>,
-    /// What this game's full-strength searches found, learned with the game.
-    pub(super) found: Vec<Remembered>,
-    /// The evaluation of each searched engine move, by ply (a ply taken back and played again
-    /// by the engine gets the new one; the engine always moves at the same plies' parity).
-    pub(super) engine_evals: std::collections::HashMap<usize, MoveEval>,
+    /// Where finished games are learned (`learning`: the store could be opened).
+    pub(super) settings: LearnSettings,
     /// Why the game will not be learned, when it will not.
     pub(super) no_learn_reason: Option<String>,
 }
@@ -144,46 +133,31 @@ impl<W: Write, E: Write> Session<'_, W, E> {
 
     /// Searches the current position; `weak`: at the strength asked (`--elo`), for a move.
     pub(super) fn search_here(&mut self, weak: bool) -> SearchResult {
-        let mut params = SearchParams::new(self.pos.clone(), self.opts.limits());
-        params.history = self.history();
-        params.evaluator = self.opts.evaluator.clone();
-        if weak && let Some(elo) = self.opts.elo {
-            let seed = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-                ^ hash_of(&self.pos);
-            let calibration = crate::search::skill::Calibration::of(self.opts.evaluator.name());
-            params.skill = Skill::from_elo(elo, seed, calibration);
-        }
-        if let Some(m) = &self.memory {
-            params.root_bias = root_bias_in(
-                self.store.as_ref(),
-                &BiasSettings::default(),
-                &self.pos,
-                Some(m),
-            );
-            params.memory = Some(m.clone());
-        }
-        self.shared.stop.store(false, Ordering::SeqCst);
-        self.shared.reset_clock();
-        let result = search(&params, &self.shared, &self.tt);
-        if self.memory.is_some() && params.skill.is_none() {
-            self.found.extend(findings(&params, &result));
-        }
-        result
+        let skill = match self.opts.elo {
+            Some(elo) if weak => {
+                let seed = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64)
+                    ^ hash_of(&self.pos);
+                let calibration =
+                    crate::search::skill::Calibration::of(self.player.eval.kind().name());
+                Skill::from_elo(elo, seed, calibration)
+            }
+            _ => None,
+        };
+        let (root, history) = (self.pos.clone(), self.history());
+        let limits = self.opts.limits();
+        self.player
+            .think(&self.settings, &self.shared, root, history, limits, skill)
     }
 
     /// The best known move of the store (confidence-aware), when the position has enough games.
     pub(super) fn book_move(&self) -> Option<(Move, String)> {
-        let b = book_move(self.store.as_ref()?, &self.pos, self.opts.book_min_games)?;
-        Some((
-            b.mv,
-            format!(
-                "experience book: {} games, score {:.1}%",
-                b.stats.games(),
-                100.0 * b.stats.score_for(self.pos.turn())
-            ),
-        ))
+        if !self.settings.learning {
+            return None;
+        }
+        let (m, why) = self.player.book_move(&self.settings, &self.pos)?;
+        Some((m, format!("experience book: {why}")))
     }
 
     /// Deep Red's move (from the book or the search). `Some` only if no move could be found.
@@ -202,6 +176,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
         writeln!(self.out, "{ENGINE} is thinking...")?;
         self.out.flush()?;
         let r = self.search_here(true);
+        self.tell_notes()?;
         let Some(m) = r.best else {
             // Unreachable: without a legal move the game has ended by the rules.
             writeln!(self.err, "deepred: the search found no move")?;
@@ -215,10 +190,19 @@ impl<W: Write, E: Write> Session<'_, W, E> {
             r.depth,
             r.nodes
         )?;
-        self.engine_evals
-            .insert(self.moves.len(), crate::player::learner::search_eval(&r));
         self.play(m)?;
         Ok(None)
+    }
+
+    /// What the player has to say (the search memory read, or why not): errors to `err`.
+    pub(super) fn tell_notes(&mut self) -> io::Result<()> {
+        for note in self.player.take_notes() {
+            match note.strip_prefix("error: ") {
+                Some(e) => writeln!(self.err, "deepred: {e}")?,
+                None => writeln!(self.out, "({note})")?,
+            }
+        }
+        Ok(())
     }
 
     /// Takes back the human's last move (and the engine's reply after it). False if there is
@@ -444,8 +428,8 @@ impl<W: Write, E: Write> Session<'_, W, E> {
             ending.termination()
         )?;
         let h = self.opts.humans;
-        if let Some(store) = self.store.as_mut() {
-            let game = GameRecord {
+        if self.settings.learning {
+            let mut game = GameRecord {
                 source: "play".to_string(),
                 white: h.player_name(Color::White),
                 black: h.player_name(Color::Black),
@@ -453,22 +437,11 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                 result,
                 start: self.opts.start.clone(),
                 moves: self.moves.clone(),
-                evals: (0..self.moves.len())
-                    .map(|ply| self.engine_evals.get(&ply).copied())
-                    .collect(),
+                // Filled by the player with its searches' evaluations of the moves they chose.
+                evals: Vec::new(),
             };
-            let path = store.path().display().to_string();
-            let positions = path_of(&game.start, &game.moves);
-            let learned = store
-                .learn_searches(&GameSearches {
-                    record: Some(&game),
-                    found: &self.found,
-                    path: &positions,
-                    result: Some(result),
-                    q: QParams::default(),
-                })
-                .map(|(l, _)| l.unwrap_or(Learned::AlreadyKnown));
-            match learned {
+            let path = shown(&self.settings.store);
+            match self.player.learn_game(&self.settings, &mut game, None) {
                 Ok(l) => {
                     outcome.learned = Some(l);
                     match l {
