@@ -70,6 +70,7 @@ fn learn_one(store: &mut Store, i: u64) -> Learned {
             path: &path,
             result: Some(GameResult::WhiteWins),
             q: QParams::default(),
+            tree_plies: None,
         })
         .unwrap()
         .0

@@ -162,3 +162,62 @@ fn the_pure_mode_is_measured_against_a_random_mover() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--tree-plies N`: each game is stored whole, but its win/draw/loss counts cover its first N
+/// plies only: the store's rows are exactly the distinct (position, move) pairs of the games'
+/// first N plies, counted here from the PGN; without it, those of every ply.
+#[test]
+fn tree_plies_limits_the_counts_to_the_first_plies() {
+    use std::collections::HashSet;
+    let dir = temp_dir("tree");
+    let book = common::data("books/noob_3moves_200.epd");
+    let rows_of = |db: &PathBuf| -> usize {
+        let store = Store::open_read_only(db).unwrap();
+        store.all_rows(shakmaty::Color::White).unwrap().len()
+            + store.all_rows(shakmaty::Color::Black).unwrap().len()
+    };
+    for tree in [Some(6usize), None] {
+        let db = dir.join(format!("tree-{tree:?}.sqlite"));
+        let pgn = dir.join(format!("tree-{tree:?}.pgn"));
+        let mut args = vec![
+            "--games".to_string(),
+            "3".into(),
+            "--nodes".into(),
+            "500".into(),
+            "--book".into(),
+            book.to_str().unwrap().into(),
+            "--db".into(),
+            db.to_str().unwrap().into(),
+            "--pgn".into(),
+            pgn.to_str().unwrap().into(),
+            "--seed".into(),
+            "3".into(),
+        ];
+        if let Some(n) = tree {
+            args.extend(["--tree-plies".to_string(), n.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        selfplay(&args);
+        let mut pairs = HashSet::new();
+        let mut plies = 0;
+        for g in read_games(std::fs::File::open(&pgn).unwrap()) {
+            let g = g.unwrap();
+            plies += g.moves.len();
+            let mut pos = g.start.clone();
+            for &m in g.moves.iter().take(tree.unwrap_or(usize::MAX)) {
+                let key = deepred::chess::fen::fen_of(&pos);
+                let board: Vec<&str> = key.split_whitespace().take(4).collect();
+                pairs.insert((
+                    board.join(" "),
+                    deepred::chess::notation::uci_move(m, false),
+                ));
+                shakmaty::Position::play_unchecked(&mut pos, m);
+            }
+        }
+        assert!(plies > 3 * 6, "games long enough to tell: {plies} plies");
+        assert_eq!(rows_of(&db), pairs.len(), "tree plies {tree:?}");
+        let store = Store::open_read_only(&db).unwrap();
+        assert_eq!(store.game_count().unwrap(), 3);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -284,6 +284,7 @@ fn memory_is_read_by_what_changed(db: &Path) {
                 path,
                 result: Some(GameResult::WhiteWins),
                 q: QParams::default(),
+                tree_plies: None,
             })
             .unwrap();
     };

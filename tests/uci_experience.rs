@@ -476,6 +476,7 @@ fn a_lost_line_is_left_the_next_time() {
                     rate: f64::from(rate) / 100.0,
                     ..QParams::default()
                 },
+                tree_plies: None,
             })
             .unwrap();
         let after = store.memory_of(child).unwrap().unwrap();
@@ -532,6 +533,7 @@ fn the_memory_catches_up_with_another_process() {
             path: &[],
             result: None,
             q: QParams::default(),
+            tree_plies: None,
         })
         .unwrap();
     // A new game: the memory catches up in the background.

@@ -54,12 +54,9 @@ pub struct LearnArgs {
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
     /// The win/draw/loss counts of each self-play game's first N plies only (the default 0:
-    /// none; the store then grows by the game, its moves and their evaluations, about 1.2 KB).
+    /// none; the store then grows by the game, its moves and their evaluations, about 1.3 KB).
     #[arg(long, default_value_t = 0)]
     pub tree_plies: usize,
-    /// A candidate trains on the latest this many games of the store.
-    #[arg(long, default_value_t = 80_000)]
-    pub window: u64,
     #[arg(long, default_value_t = 256)]
     pub hidden: usize,
     #[arg(long, default_value_t = 30)]

@@ -124,3 +124,31 @@ pub struct EvalArgs {
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The long names of a command's options and of all its subcommands' (clap checks this
+    /// only in debug builds; the tests run in release).
+    fn duplicates(c: &clap::Command, path: &str, out: &mut Vec<String>) {
+        let mut seen = std::collections::HashSet::new();
+        for a in c.get_arguments() {
+            if let Some(long) = a.get_long()
+                && !seen.insert(long)
+            {
+                out.push(format!("{path} --{long}"));
+            }
+        }
+        for sub in c.get_subcommands() {
+            duplicates(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn no_option_is_defined_twice() {
+        let mut out = Vec::new();
+        duplicates(&super::Cli::command(), "deepred", &mut out);
+        assert!(out.is_empty(), "options defined twice: {out:?}");
+    }
+}

@@ -61,6 +61,8 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
             },
         });
     }
+    /// The games a candidate trains on without `--window`.
+    const DEFAULT_WINDOW: u64 = 80_000;
     let threads = a.threads.unwrap_or_else(super::games::cores).max(1);
     let mut positions = super::experience::position_filter(&a.positions)?;
     positions.seed = a.seed;
@@ -84,7 +86,8 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         random_plies: a.random_plies,
         max_plies: a.max_plies,
         tree_plies: Some(a.tree_plies),
-        window: a.window.max(1),
+        // A candidate trains on the latest this many games (`--window`).
+        window: a.positions.window.unwrap_or(DEFAULT_WINDOW).max(1),
         train: gate::TrainSettings {
             hidden: a.hidden,
             epochs: a.epochs.max(1),

@@ -186,36 +186,31 @@ impl Learner {
         self.found.extend(rows);
     }
 
-    /// Writes the game's findings (and, with a record, its counts) in one transaction; the
-    /// memory takes the rows as they now stand. Returns what the counts did.
+    /// Writes the game's findings (and, with a record, its counts: of its first `tree_plies`
+    /// plies, all of them for `None`) in one transaction; the memory takes the rows as they now
+    /// stand. Returns what the counts did.
     fn write(
         &mut self,
         settings: &LearnSettings,
-        record: Option<&GameRecord>,
+        (record, tree_plies): (Option<&GameRecord>, Option<usize>),
         path: &[(u64, bool)],
         result: Option<GameResult>,
     ) -> Result<Option<Learned>, crate::experience::Error> {
         let found = std::mem::take(&mut self.found);
-        let written = Store::open(&settings.store).and_then(|mut s| {
-            s.learn_searches(&GameSearches {
-                record,
-                found: &found,
-                path,
-                result,
-                q: settings.q,
-            })
-        });
-        match written {
-            Ok((learned, rows)) => {
-                if let Some((p, m)) = self.memory.as_ref()
-                    && *p == settings.store
-                {
-                    m.update(&rows);
-                }
-                Ok(learned)
-            }
-            Err(e) => Err(e),
+        let (learned, rows) = Store::open(&settings.store)?.learn_searches(&GameSearches {
+            record,
+            found: &found,
+            path,
+            result,
+            q: settings.q,
+            tree_plies,
+        })?;
+        if let Some((p, m)) = self.memory.as_ref()
+            && *p == settings.store
+        {
+            m.update(&rows);
         }
+        Ok(learned)
     }
 
     /// [`Self::write`], the error told as a note.
@@ -226,7 +221,7 @@ impl Learner {
         path: &[(u64, bool)],
         result: Option<GameResult>,
     ) -> Result<Option<Learned>, crate::experience::Error> {
-        let written = self.write(settings, record, path, result);
+        let written = self.write(settings, (record, None), path, result);
         if let Err(e) = &written {
             self.notes.push(format!(
                 "error: could not remember the game's searches: {e}"
@@ -235,10 +230,10 @@ impl Learner {
         written
     }
 
-    /// A whole game its caller played and recorded (self-play, the terminal, the loop): with
-    /// `Learning`, learned with what its searches found, the Q-learning step and the searches'
-    /// evaluations of the moves they chose (where the record has none); without, only the game
-    /// and the counts of its first `tree_plies` plies. The game followed, if any, is dropped.
+    /// A whole game its caller played and recorded (self-play, the terminal, the loop), with
+    /// the win/draw/loss counts of its first `tree_plies` plies (`None`: all): with `Learning`,
+    /// also what its searches found, the Q-learning step and the searches' evaluations of the
+    /// moves they chose (where the record has none). The game followed, if any, is dropped.
     pub fn learn_game(
         &mut self,
         settings: &LearnSettings,
@@ -259,7 +254,12 @@ impl Learner {
         }
         let path = path_of(&record.start, &record.moves);
         let learned = self
-            .write(settings, Some(record), &path, Some(record.result))?
+            .write(
+                settings,
+                (Some(record), tree_plies),
+                &path,
+                Some(record.result),
+            )?
             .unwrap_or(Learned::AlreadyKnown);
         if learned != Learned::AlreadyKnown
             && let Some(e) = &settings.experience

@@ -26,6 +26,8 @@ pub struct GameSearches<'a> {
     /// The result for the Q-learning step (`None`: the last remembered value is the target).
     pub result: Option<GameResult>,
     pub q: QParams,
+    /// The record's win/draw/loss counts cover its first this many plies only (`None`: all).
+    pub tree_plies: Option<usize>,
 }
 
 impl Store {
@@ -107,7 +109,10 @@ fn learn_searches_in(
     game: &GameSearches<'_>,
 ) -> Result<(Option<Learned>, Vec<Remembered>), Error> {
     let learned = match game.record {
-        Some(g) => Some(learn_in(tx, &[(g.clone(), g.rows())])?[0]),
+        Some(g) => {
+            let rows = g.rows_first(game.tree_plies.unwrap_or(usize::MAX));
+            Some(learn_in(tx, &[(g.clone(), rows)])?[0])
+        }
         None => None,
     };
     // In key order: concurrent writers lock the rows in one order.
@@ -202,6 +207,7 @@ mod tests {
                 path: &path,
                 result: Some(GameResult::BlackWins),
                 q,
+                tree_plies: None,
             })
             .unwrap();
         assert_eq!(learned, Some(Learned::New { rows: 2 }));
@@ -225,6 +231,7 @@ mod tests {
                 path: &[],
                 result: None,
                 q,
+                tree_plies: None,
             })
             .unwrap();
         assert_eq!(learned, None);
