@@ -324,3 +324,89 @@ fn postgres_memory_is_read_by_what_changed() {
         memory_is_read_by_what_changed(Path::new(&s.new_db("memory_since")));
     }
 }
+
+/// `dataset --db`: the DeepChess and Deep Pink data sets of the store's games are those of the
+/// same games in PGN (the store exported with `export --pgn`, the same order), byte for byte;
+/// `--window N` takes the latest N games.
+#[test]
+fn data_sets_from_the_store_equal_those_from_its_games_in_pgn() {
+    let dir = temp("dataset");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("store.sqlite");
+    let db_s = db.to_str().unwrap();
+    let games = common::data("pgn/games/Nakamura_first500.pgn");
+    ok(&["import", "--db", db_s, games.to_str().unwrap()]);
+    let pgn = dir.join("store.pgn");
+    ok(&[
+        "experience",
+        "export",
+        "--db",
+        db_s,
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    let learned = Store::open_read_only(&db).unwrap().game_count().unwrap();
+    assert!(learned > 400, "{learned} games");
+    for kind in ["deepchess", "deeppink"] {
+        let from_pgn = dir.join(format!("{kind}-pgn.bin"));
+        let from_db = dir.join(format!("{kind}-db.bin"));
+        ok(&[
+            "dataset",
+            kind,
+            "--pgn",
+            pgn.to_str().unwrap(),
+            "--out",
+            from_pgn.to_str().unwrap(),
+            "--seed",
+            "3",
+        ]);
+        ok(&[
+            "dataset",
+            kind,
+            "--db",
+            db_s,
+            "--out",
+            from_db.to_str().unwrap(),
+            "--seed",
+            "3",
+        ]);
+        let (a, b) = (
+            std::fs::read(&from_pgn).unwrap(),
+            std::fs::read(&from_db).unwrap(),
+        );
+        assert!(a.len() > 16 + 1000, "{kind}: {} bytes", a.len());
+        assert!(
+            a == b,
+            "{kind}: the store's data set differs from its PGN's"
+        );
+    }
+    // The latest 100 games: the PGN's last 100.
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
+    let tail = dir.join("tail.pgn");
+    std::fs::write(&tail, &text[starts[starts.len() - 100]..]).unwrap();
+    let (a, b) = (dir.join("tail-pgn.bin"), dir.join("tail-db.bin"));
+    ok(&[
+        "dataset",
+        "deeppink",
+        "--pgn",
+        tail.to_str().unwrap(),
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    let out = ok(&[
+        "dataset",
+        "deeppink",
+        "--db",
+        db_s,
+        "--window",
+        "100",
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    assert!(
+        std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

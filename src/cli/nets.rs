@@ -122,8 +122,15 @@ pub struct DatasetArgs {
     #[arg(value_enum)]
     pub kind: NetKind,
     /// PGN files.
-    #[arg(long, num_args = 1.., required_unless_present = "datagen", conflicts_with = "datagen")]
+    #[arg(long, num_args = 1.., required_unless_present_any = ["datagen", "db"], conflicts_with_all = ["datagen", "db"])]
     pub pgn: Vec<std::path::PathBuf>,
+    /// The experience store's games instead (an SQLite file or a postgresql:// URL), as from
+    /// the same games in PGN; with `--window N`, the latest N only.
+    #[arg(long, conflicts_with = "datagen")]
+    pub db: Option<std::path::PathBuf>,
+    /// With --db: only the latest N games of the store.
+    #[arg(long, requires = "db")]
+    pub window: Option<u64>,
     /// `deepred datagen` files instead of PGN: Deep Pink triplets after the search's best move
     /// and a random other move (also DeepChess's sibling pairs), or DeepChess positions of
     /// decisive games.

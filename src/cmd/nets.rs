@@ -9,6 +9,8 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
     let DatasetArgs {
         kind,
         pgn,
+        db,
+        window,
         datagen,
         sample,
         out,
@@ -48,7 +50,17 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
         ))
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let r = if datagen.is_empty() {
+    let r = if let Some(db) = &db {
+        let filter = deepred::experience::positions::PositionFilter {
+            window,
+            seed,
+            ..Default::default()
+        };
+        match deepred::experience::store::Store::open_read_only(db) {
+            Ok(store) => data::build_from_store(&store, &filter, &out, &opts, &bar),
+            Err(e) => Err(e.into()),
+        }
+    } else if datagen.is_empty() {
         data::build(&pgn, &out, &opts, &bar)
     } else {
         data::build_from_datagen(&datagen, &out, &opts, &bar)

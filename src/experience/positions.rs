@@ -116,10 +116,30 @@ pub fn game_boards(g: &GameRecord, f: &PositionFilter) -> Vec<ChessBoard> {
 pub fn training_boards(
     store: &Store,
     f: &PositionFilter,
-    mut progress: impl FnMut(u64),
+    progress: impl FnMut(u64),
 ) -> Result<(Vec<ChessBoard>, PositionSummary), Error> {
-    let mut sum = PositionSummary::default();
     let mut out = Vec::new();
+    let sum = games_of(store, f, progress, |record, copies| {
+        let boards = game_boards(record, f);
+        for _ in 0..copies {
+            out.extend_from_slice(&boards);
+        }
+        boards.len() as u64 * copies
+    })?;
+    Ok((out, sum))
+}
+
+/// The store's games in the window of `f`, in the order learned, each handed to `each` with
+/// the copies its source's weight draws (games drawn no copy are not handed); `each` returns
+/// the positions it took, summed in the summary. `progress` after each page with the games
+/// read so far.
+pub fn games_of(
+    store: &Store,
+    f: &PositionFilter,
+    mut progress: impl FnMut(u64),
+    mut each: impl FnMut(&GameRecord, u64) -> u64,
+) -> Result<PositionSummary, Error> {
+    let mut sum = PositionSummary::default();
     let mut rng = StdRng::seed_from_u64(f.seed);
     let mut after = match f.window {
         Some(n) => store.window_start(n)?,
@@ -142,16 +162,12 @@ pub fn training_boards(
                 sum.without_moves += 1;
                 continue;
             };
-            let boards = game_boards(&record, f);
-            for _ in 0..copies {
-                sum.taken += 1;
-                sum.positions += boards.len() as u64;
-                out.extend_from_slice(&boards);
-            }
+            sum.taken += copies;
+            sum.positions += each(&record, copies);
         }
         progress(sum.games);
     }
-    Ok((out, sum))
+    Ok(sum)
 }
 
 #[cfg(test)]

@@ -34,6 +34,9 @@ pub enum Error {
     Net(#[from] crate::nn::Error),
     #[error(transparent)]
     Chess(#[from] crate::chess::Error),
+    /// The experience store, read for its games.
+    #[error(transparent)]
+    Store(#[from] crate::experience::Error),
     /// libtorch refused (feature `torch`).
     #[error("{0}")]
     Torch(String),

@@ -283,6 +283,56 @@ fn finish(mut w: BufWriter<std::fs::File>, out: &Path, summary: Summary) -> Resu
     Ok(summary)
 }
 
+/// Counts each game's output in the summary and writes its records (a game met before is
+/// left out).
+struct Sink<'a> {
+    kind: Kind,
+    w: BufWriter<std::fs::File>,
+    out: &'a Path,
+    summary: Summary,
+    seen: std::collections::HashSet<u64>,
+}
+
+impl Sink<'_> {
+    fn add(&mut self, r: GameOutput) -> Result<(), Error> {
+        let summary = &mut self.summary;
+        summary.games += 1;
+        let Some((bytes, n, result, split, key)) = r else {
+            summary.unreadable += 1;
+            return Ok(());
+        };
+        if !self.seen.insert(key) {
+            summary.duplicates += 1;
+            return Ok(());
+        }
+        match result {
+            Some(GameResult::WhiteWins) => summary.white_won += 1,
+            Some(GameResult::BlackWins) => summary.black_won += 1,
+            Some(GameResult::Draw) => summary.drawn += 1,
+            None => summary.no_result += 1,
+        }
+        if n > 0 {
+            let s = usize::from(split);
+            summary.games_used[s] += 1;
+            summary.records[s] += n as u64;
+            if self.kind == Kind::DeepChess {
+                summary.by_result[usize::from(result == Some(GameResult::BlackWins))] += n as u64;
+            }
+        }
+        self.w.write_all(&bytes).map_err(|source| Error::Write {
+            path: self.out.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// The output of game `index` (its records, their count, result, split and identity).
+fn game_output(g: &PgnGame, index: u64, opts: &DatasetOptions) -> GameOutput {
+    let (bytes, n) = game_records(g, index, opts);
+    let split = u8::from(is_validation(opts.seed, index, opts.val_fraction));
+    Some((bytes, n, g.result, split, game_key(g)))
+}
+
 /// Builds a data set from `pgns` into `out`. `progress` is told of games to do and games done.
 pub fn build(
     pgns: &[PathBuf],
@@ -290,14 +340,14 @@ pub fn build(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let mut w = create(out, opts.kind)?;
-    let werr = |source: std::io::Error| Error::Write {
-        path: out.to_path_buf(),
-        source,
+    let mut sink = Sink {
+        kind: opts.kind,
+        w: create(out, opts.kind)?,
+        out,
+        summary: Summary::default(),
+        seen: std::collections::HashSet::new(),
     };
-    let mut summary = Summary::default();
     let mut next_index: u64 = 0;
-    let mut seen = std::collections::HashSet::new();
     for path in pgns {
         let f = std::fs::File::open(path).map_err(|source| Error::Read {
             path: path.clone(),
@@ -311,45 +361,70 @@ pub fn build(
             .par_iter()
             .enumerate()
             .map(|(i, g)| {
-                let r = g.as_ref().ok().map(|g| {
-                    let index = first + i as u64;
-                    let (bytes, n) = game_records(g, index, opts);
-                    let split = u8::from(is_validation(opts.seed, index, opts.val_fraction));
-                    (bytes, n, g.result, split, game_key(g))
-                });
+                let r = g
+                    .as_ref()
+                    .ok()
+                    .and_then(|g| game_output(g, first + i as u64, opts));
                 progress.inc(1);
                 r
             })
             .collect();
         for r in results {
-            summary.games += 1;
-            let Some((bytes, n, result, split, key)) = r else {
-                summary.unreadable += 1;
-                continue;
-            };
-            if !seen.insert(key) {
-                summary.duplicates += 1;
-                continue;
-            }
-            match result {
-                Some(GameResult::WhiteWins) => summary.white_won += 1,
-                Some(GameResult::BlackWins) => summary.black_won += 1,
-                Some(GameResult::Draw) => summary.drawn += 1,
-                None => summary.no_result += 1,
-            }
-            if n > 0 {
-                let s = usize::from(split);
-                summary.games_used[s] += 1;
-                summary.records[s] += n as u64;
-                if opts.kind == Kind::DeepChess {
-                    summary.by_result[usize::from(result == Some(GameResult::BlackWins))] +=
-                        n as u64;
-                }
-            }
-            w.write_all(&bytes).map_err(werr)?;
+            sink.add(r)?;
         }
     }
-    finish(w, out, summary)
+    finish(sink.w, out, sink.summary)
+}
+
+/// Builds a data set from the games of the experience store (`filter`: the window of the
+/// latest games and the weights of their sources; a game drawn twice is one game) into `out`,
+/// as from the same games in PGN. `progress` is told of games done.
+pub fn build_from_store(
+    store: &crate::experience::store::Store,
+    filter: &crate::experience::positions::PositionFilter,
+    out: &Path,
+    opts: &DatasetOptions,
+    progress: &indicatif::ProgressBar,
+) -> Result<Summary, Error> {
+    let mut sink = Sink {
+        kind: opts.kind,
+        w: create(out, opts.kind)?,
+        out,
+        summary: Summary::default(),
+        seen: std::collections::HashSet::new(),
+    };
+    let mut index: u64 = 0;
+    let mut failed = None;
+    let read = crate::experience::positions::games_of(
+        store,
+        filter,
+        |done| progress.set_position(done),
+        |record, _| {
+            let game = PgnGame {
+                number: index as usize + 1,
+                tags: Vec::new(),
+                start: record.start.clone(),
+                chess960: false,
+                moves: record.moves.clone(),
+                result: Some(record.result),
+                evals: Vec::new(),
+            };
+            let r = game_output(&game, index, opts);
+            index += 1;
+            let n = r.as_ref().map_or(0, |r| r.1 as u64);
+            if failed.is_none()
+                && let Err(e) = sink.add(r)
+            {
+                failed = Some(e);
+            }
+            n
+        },
+    );
+    read?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    finish(sink.w, out, sink.summary)
 }
 
 /// Builds a data set from `deepred datagen` files (Deep Red's own games) into `out`:
