@@ -29,6 +29,21 @@ fn random_net(dir: &Path) -> PathBuf {
     p
 }
 
+/// A random learned net of the loop's test size (16 hidden units: its candidates are gated at
+/// fixed nodes).
+fn small_random_net(dir: &Path) -> PathBuf {
+    use deepred::nn::random;
+    let p = dir.join("random16.safetensors");
+    let layout = vec![("ft".to_string(), 768, 16), ("out".to_string(), 32, 1)];
+    let bytes = random::serialize(
+        &random::tensors(&layout, 7),
+        random::metadata(Kind::Learned, &layout),
+    )
+    .unwrap();
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
 /// `deepred learn` with tiny settings and a data folder of its own.
 fn learn(home: &Path, db: &str, work: &Path, from: &Path, extra: &[&str]) -> Command {
     let mut c = common::command();
@@ -54,6 +69,8 @@ fn learn(home: &Path, db: &str, work: &Path, from: &Path, extra: &[&str]) -> Com
         "200",
         "--gate-games",
         "60",
+        "--gate-tc",
+        "1+0.01",
         "--reference-games",
         "4",
         "--sprt=-1000,-900,0.05,0.05",
@@ -84,6 +101,11 @@ fn the_loop_promotes_records_and_installs_a_net_that_auto_plays() {
         &["--generations", "1", "--games", "24", "--threads", "2"],
     ));
     assert!(log.contains("generations promoted: 1"), "{log}");
+    // The random net has 256 hidden units, the candidate 16: gated on the clock, not nodes.
+    assert!(
+        log.contains("gate: generation 1 against 0 at 1+0.01 (the net's size changes)"),
+        "{log}"
+    );
     // The store: 24 games of generation 0, each with Deep Red's evaluations, and the net.
     let store = Store::open_read_only(&db).unwrap();
     assert_eq!(
@@ -250,7 +272,7 @@ fn postgres_a_farm_of_two_players_and_a_trainer() {
     };
     let url = server.new_db("farm");
     let dir = temp("farm");
-    let from = random_net(&dir);
+    let from = small_random_net(&dir);
     let player = |k: usize| {
         let mut c = learn(
             &dir.join(format!("home{k}")),
@@ -294,6 +316,11 @@ fn postgres_a_farm_of_two_players_and_a_trainer() {
     );
     let log = run_ok(trainer);
     assert!(log.contains("generations promoted: 1"), "{log}");
+    // A candidate of its parent's size is gated at fixed nodes.
+    assert!(
+        log.contains("gate: generation 1 against 0 at 200 nodes,"),
+        "{log}"
+    );
     // The trainer trained on every game there was when it started.
     let trained = log
         .lines()

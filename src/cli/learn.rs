@@ -80,6 +80,10 @@ pub struct LearnArgs {
     /// The most games of a gate.
     #[arg(long, default_value_t = 2_000)]
     pub gate_games: usize,
+    /// The gate's clock when the candidate's net is another size than its parent's (a wider
+    /// net is slower: fixed nodes would not see the cost), BASE+INC in seconds.
+    #[arg(long, default_value = "10+0.1")]
+    pub gate_tc: String,
     /// The gate's SPRT, ELO0,ELO1,ALPHA,BETA (pentanomial).
     #[arg(long, default_value = "0,10,0.05,0.05")]
     pub sprt: String,

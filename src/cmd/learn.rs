@@ -102,6 +102,8 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
             nodes: a.gate_nodes.max(1),
             max_games: a.gate_games.max(2),
             sprt,
+            tc: deepred::games::matchrun::TimeControl::parse(&a.gate_tc)
+                .map_err(|e| format!("--gate-tc {}: {e}", a.gate_tc))?,
         },
         references,
         reference_games: a.reference_games,

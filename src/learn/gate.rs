@@ -11,7 +11,7 @@ use super::{Error, LearnOptions, Net};
 use crate::experience::positions::{PositionFilter, training_boards};
 use crate::experience::store::{Store, StoredNet};
 use crate::games::matchrun::{
-    Adjudication, EngineSpec, MatchOptions, MatchReport, MoveLimit, Sprt, Verdict,
+    Adjudication, EngineSpec, MatchOptions, MatchReport, MoveLimit, Sprt, TimeControl, Verdict,
 };
 use crate::nn::net::{Kind, NetFile};
 use crate::train::value::{ValueTrainOptions, train_value};
@@ -30,12 +30,14 @@ pub struct TrainSettings {
     pub positions: PositionFilter,
 }
 
-/// The gate: an SPRT at fixed nodes, at most `max_games` games.
+/// The gate: an SPRT at fixed nodes, at most `max_games` games; on the clock `tc` when the
+/// candidate's net is another size than its parent's.
 #[derive(Clone, Copy, Debug)]
 pub struct GateSettings {
     pub nodes: u64,
     pub max_games: usize,
     pub sprt: Sprt,
+    pub tc: TimeControl,
 }
 
 /// A trained candidate for the generation after its parent's.
@@ -251,11 +253,26 @@ pub fn learned_engine(path: &Path) -> EngineSpec {
     }
 }
 
-/// A match of the loop: `engine` against `opponent` at the gate's nodes.
+/// How a gate is played: at the gate's nodes while the net keeps its size (the match then
+/// measures the evaluation, not its speed), on the gate's clock when the size changes.
+pub fn gate_limit(
+    opts: &LearnOptions,
+    candidate: &Path,
+    parent: &Path,
+) -> Result<MoveLimit, Error> {
+    let hidden = |p: &Path| crate::nn::value::ValueNet::load(p).map(|n| n.hidden);
+    Ok(if hidden(candidate)? == hidden(parent)? {
+        MoveLimit::Nodes(opts.gate.nodes)
+    } else {
+        MoveLimit::Clock(opts.gate.tc)
+    })
+}
+
+/// A match of the loop: `engine` against `opponent` (the pair) under `limit`.
 pub fn loop_match(
     opts: &LearnOptions,
-    engine: EngineSpec,
-    opponent: EngineSpec,
+    (engine, opponent): (EngineSpec, EngineSpec),
+    limit: MoveLimit,
     games: usize,
     sprt: Option<Sprt>,
     pgn: &Path,
@@ -264,7 +281,7 @@ pub fn loop_match(
     let m = MatchOptions {
         engine,
         opponent,
-        limit: MoveLimit::Nodes(opts.gate.nodes),
+        limit,
         opponent_limit: None,
         openings: gate_openings(opts),
         games,
@@ -304,19 +321,26 @@ pub fn gate(
     }
     let dir = gates_dir(&opts.dir);
     std::fs::create_dir_all(&dir).map_err(Error::io("cannot create", &dir))?;
+    let limit = gate_limit(opts, &candidate.path, &parent.path)?;
     status(&format!(
-        "gate: generation {} against {} at {} nodes, SPRT [{}, {}] (at most {} games)",
+        "gate: generation {} against {} at {}, SPRT [{}, {}] (at most {} games)",
         candidate.generation,
         parent.generation,
-        opts.gate.nodes,
+        match limit {
+            MoveLimit::Nodes(n) => format!("{n} nodes"),
+            other => format!("{} (the net's size changes)", other.pgn()),
+        },
         opts.gate.sprt.elo0,
         opts.gate.sprt.elo1,
         opts.gate.max_games
     ));
     let r = loop_match(
         opts,
-        learned_engine(&candidate.path),
-        learned_engine(&parent.path),
+        (
+            learned_engine(&candidate.path),
+            learned_engine(&parent.path),
+        ),
+        limit,
         opts.gate.max_games,
         Some(opts.gate.sprt),
         &pgn,

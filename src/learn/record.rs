@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::gate::{GateResult, learned_engine, loop_match};
 use super::{Error, LearnOptions, Net};
-use crate::games::matchrun::EngineSpec;
+use crate::games::matchrun::{EngineSpec, MoveLimit};
 
 /// A fixed engine the generations are measured against.
 #[derive(Clone, Debug)]
@@ -95,8 +95,8 @@ pub fn record(
                 .join(format!("gen{g}-vs-{}.pgn", r.name));
             let m = loop_match(
                 opts,
-                learned_engine(&promoted.path),
-                r.engine.clone(),
+                (learned_engine(&promoted.path), r.engine.clone()),
+                MoveLimit::Nodes(opts.gate.nodes),
                 opts.reference_games,
                 None,
                 &pgn,
