@@ -553,3 +553,149 @@ fn gpu_trainer_script_writes_nets_on_which_the_engine_computes_what_it_computes(
     assert!(!ok && err.contains("deepchess data set"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Python the torch scripts run with (scripts/torch-env.sh puts the venv's first on PATH).
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or("python3".into())
+}
+
+#[test]
+fn the_learned_net_trained_with_pytorch_is_the_net_the_cpu_trainer_computes_and_the_loop_uses_it() {
+    // scripts/train_learned.py (run here on the CPU) has its own record decoding, features and
+    // net files: its outputs on the records must be the CPU trainer's forward pass on the same
+    // file's weights, and `deepred learn --trainer torch` must promote a net it trained.
+    use deepred::train::value::{ValueParams, read_records};
+    let dir = temp_dir("learned-script");
+    let data = dir.join("d.bin");
+    let (ok, out, err) = deepred(&[
+        "datagen",
+        "--games",
+        "30",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+        "--out",
+        data.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}{err}");
+    let net = dir.join("n.safetensors");
+    let csv = dir.join("n.csv");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/train_learned.py");
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(python())
+            .arg(&script)
+            .args(args)
+            .output()
+            .expect("run scripts/train_learned.py");
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        text
+    };
+    run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+        "--hidden",
+        "32",
+        "--epochs",
+        "3",
+        "--batch",
+        "256",
+        "--device",
+        "cpu",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--meta",
+        "parent=0",
+    ]);
+    let log = std::fs::read_to_string(&csv).unwrap();
+    let losses: Vec<f64> = log
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(losses.len(), 3, "{log}");
+    assert!(losses[2] < losses[0], "the loss does not fall: {log}");
+    let file = deepred::nn::net::NetFile::load(&net, Some(Kind::Learned)).unwrap();
+    assert_eq!(file.meta["epochs"], "3");
+    assert_eq!(file.meta["parent"], "0");
+    assert!(file.meta["trainer"].starts_with("scripts/train_learned.py on CPU"));
+    let outputs = run(&[
+        "outputs",
+        "--net",
+        net.to_str().unwrap(),
+        "--data",
+        data.to_str().unwrap(),
+        "--count",
+        "60",
+    ]);
+    let params = ValueParams::load(&net).unwrap();
+    let records = read_records(std::slice::from_ref(&data)).unwrap();
+    let got = numbers(&outputs);
+    assert_eq!(got.len(), 60);
+    for (r, v) in records.iter().zip(&got) {
+        let want = params.forward(r);
+        assert!(
+            (want - v[0]).abs() < 1e-4,
+            "record {r:?}: {want} against {}",
+            v[0]
+        );
+    }
+    // The engine quantises and plays it.
+    deepred::nn::value::ValueNet::load(&net).unwrap();
+
+    // The loop with --trainer torch, on tiny settings, from a parent of the same size.
+    let parent = dir.join("parent.safetensors");
+    let layout = vec![("ft".to_string(), 768, 16), ("out".to_string(), 32, 1)];
+    let bytes = deepred::nn::random::serialize(
+        &deepred::nn::random::tensors(&layout, 7),
+        deepred::nn::random::metadata(Kind::Learned, &layout),
+    )
+    .unwrap();
+    std::fs::write(&parent, bytes).unwrap();
+    let home = dir.join("home");
+    let out = common::command()
+        .env("DEEPRED_HOME", &home)
+        .args(["learn", "--db"])
+        .arg(dir.join("store.sqlite"))
+        .arg("--dir")
+        .arg(dir.join("work"))
+        .arg("--from")
+        .arg(&parent)
+        .args(["--trainer", "torch", "--python", &python()])
+        .args(["--generations", "1", "--games", "12", "--threads", "2"])
+        .args([
+            "--nodes", "200", "--hidden", "16", "--epochs", "2", "--batch", "256",
+        ])
+        .args([
+            "--gate-nodes",
+            "200",
+            "--gate-games",
+            "40",
+            "--reference-games",
+            "0",
+        ])
+        .arg("--sprt=-1000,-900,0.05,0.05")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("generations promoted: 1"), "{text}");
+    assert!(text.contains("train: with PyTorch"), "{text}");
+    let installed = home.join("nets/learned-gen1.safetensors");
+    let file = deepred::nn::net::NetFile::load(&installed, Some(Kind::Learned)).unwrap();
+    assert!(
+        file.meta["trainer"].contains("train_learned.py"),
+        "{:?}",
+        file.meta
+    );
+    assert!(file.meta["data"].contains("games of the experience store"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

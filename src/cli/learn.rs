@@ -57,6 +57,13 @@ pub struct LearnArgs {
     /// none; the store then grows by the game, its moves and their evaluations, about 1.3 KB).
     #[arg(long, default_value_t = 0)]
     pub tree_plies: usize,
+    /// How a candidate is trained: cpu (on every core), or torch (scripts/train_learned.py,
+    /// which the binary carries, on a CUDA device when --python's PyTorch has one, else its CPU).
+    #[arg(long, value_enum, default_value_t = TrainerArg::Cpu)]
+    pub trainer: TrainerArg,
+    /// With --trainer torch: the Python that has PyTorch.
+    #[arg(long, default_value = "python3")]
+    pub python: std::path::PathBuf,
     #[arg(long, default_value_t = 256)]
     pub hidden: usize,
     #[arg(long, default_value_t = 30)]
@@ -99,4 +106,10 @@ pub struct LearnArgs {
     pub threads: Option<usize>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainerArg {
+    Cpu,
+    Torch,
 }

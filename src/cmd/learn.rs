@@ -97,6 +97,12 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
             wdl: a.wdl.clamp(0.0, 1.0),
             val_fraction: a.val_fraction.clamp(0.0, 0.5),
             positions,
+            trainer: match a.trainer {
+                crate::cli::TrainerArg::Cpu => deepred::learn::torch::Trainer::Cpu,
+                crate::cli::TrainerArg::Torch => deepred::learn::torch::Trainer::Torch {
+                    python: a.python.clone(),
+                },
+            },
         },
         gate: gate::GateSettings {
             nodes: a.gate_nodes.max(1),

@@ -28,6 +28,8 @@ pub struct TrainSettings {
     pub val_fraction: f64,
     /// The filters of the positions (the window is the loop's own setting).
     pub positions: PositionFilter,
+    /// On the CPU, or with PyTorch (a CUDA device when there is one).
+    pub trainer: super::torch::Trainer,
 }
 
 /// The gate: an SPRT at fixed nodes, at most `max_games` games; on the clock `tc` when the
@@ -187,6 +189,48 @@ pub fn train(
         "train: generation {generation} (attempt {attempt}) on {} positions of the latest {} games; {} epochs",
         sum.positions, sum.games, t.epochs
     ));
+    let meta = vec![
+        ("parent".to_string(), parent.generation.to_string()),
+        (
+            "data".to_string(),
+            format!(
+                "the latest {} games of the experience store ({} taken), their {} positions evaluated by Deep Red's searches",
+                sum.games, sum.taken, sum.positions
+            ),
+        ),
+        ("loop_attempt".to_string(), attempt.to_string()),
+    ];
+    let seed = opts.seed ^ generation as u64;
+    if let super::torch::Trainer::Torch { python } = &t.trainer {
+        super::torch::train(
+            python,
+            &opts.dir,
+            &boards,
+            t,
+            (&path, generation, seed),
+            &meta,
+            status,
+        )?;
+    } else {
+        train_on_cpu(opts, boards, (&path, generation, seed), meta, status)?;
+    }
+    Ok(Candidate {
+        generation,
+        attempt,
+        path,
+        positions: sum.positions,
+    })
+}
+
+/// The candidate trained by `train::value` on every core.
+fn train_on_cpu(
+    opts: &LearnOptions,
+    boards: Vec<crate::chess::bullet::ChessBoard>,
+    (path, generation, seed): (&Path, i64, u64),
+    meta: Vec<(String, String)>,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<(), Error> {
+    let t = &opts.train;
     let train = ValueTrainOptions {
         hidden: t.hidden,
         epochs: t.epochs,
@@ -196,20 +240,10 @@ pub fn train(
         wdl: t.wdl,
         val_fraction: t.val_fraction,
         threads: opts.threads,
-        seed: opts.seed ^ generation as u64,
-        out: path.clone(),
+        seed,
+        out: path.to_path_buf(),
         generation: generation.to_string(),
-        meta: vec![
-            ("parent".to_string(), parent.generation.to_string()),
-            (
-                "data".to_string(),
-                format!(
-                    "the latest {} games of the experience store ({} taken), their {} positions evaluated by Deep Red's searches",
-                    sum.games, sum.taken, sum.positions
-                ),
-            ),
-            ("loop_attempt".to_string(), attempt.to_string()),
-        ],
+        meta,
     };
     let bar = super::play::progress(t.epochs as u64, "train");
     let log = train_value(&train, boards, |_, _| bar.inc(1))?;
@@ -222,12 +256,7 @@ pub fn train(
             log.iter().map(|e| e.seconds).sum::<f64>()
         ));
     }
-    Ok(Candidate {
-        generation,
-        attempt,
-        path,
-        positions: sum.positions,
-    })
+    Ok(())
 }
 
 /// Openings of the gate: the loop's book, else positions a few random plies from the start.

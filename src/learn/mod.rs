@@ -27,6 +27,7 @@
 pub mod gate;
 pub mod play;
 pub mod record;
+pub mod torch;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -108,6 +108,28 @@ impl ValueParams {
         }
     }
 
+    /// The f32 weights of a net file (the trainer's view, before the engine quantises them).
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        use crate::nn::net::{Kind, NetFile};
+        let f = NetFile::load(path, Some(Kind::Learned))?;
+        let (_, hidden, w, b) = f.linear("ft", Some(DEEPPINK_INPUTS), None)?;
+        let (_, _, ow, ob) = f.linear("out", Some(2 * hidden), Some(1))?;
+        // `w` is [hidden, 768]: feature-major here.
+        let mut ft_w = vec![0.0; DEEPPINK_INPUTS * hidden];
+        for j in 0..hidden {
+            for i in 0..DEEPPINK_INPUTS {
+                ft_w[i * hidden + j] = w[j * DEEPPINK_INPUTS + i];
+            }
+        }
+        Ok(ValueParams {
+            hidden,
+            ft_w,
+            ft_b: b.to_vec(),
+            out_w: ow.to_vec(),
+            out_b: ob[0],
+        })
+    }
+
     fn len(&self) -> usize {
         self.ft_w.len() + self.ft_b.len() + self.out_w.len() + 1
     }
