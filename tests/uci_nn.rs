@@ -170,3 +170,53 @@ fn a_missing_net_keeps_the_previous_evaluator() {
     clean(&e.log);
     assert!(e.quit().success());
 }
+
+#[test]
+fn a_net_file_sent_before_its_evaluator_is_kept_for_it() {
+    // GUIs send options in their own order (Cute Chess alphabetically: EvalFile before
+    // Evaluator). A Deep Pink net given while the learned net plays is kept for deeppink.
+    let pink = net(deepred::nn::net::Kind::DeepPink, "pink-first");
+    let mut e = Uci::start();
+    e.send(&format!("setoption name EvalFile value {pink}"));
+    e.send("isready");
+    let lines = e.until(SECS(10), |l| l == "readyok");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string")
+            && l.contains("is a deeppink net")
+            && l.contains("Evaluator stays learned")),
+        "{lines:?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    e.send("setoption name Evaluator value deeppink");
+    e.send("eval");
+    e.send("isready");
+    let lines = e.until(SECS(10), |l| l == "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("Evaluator deeppink") && l.contains("pink-first.safetensors")),
+        "{lines:?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("deeppink 768") && l.contains("embedded")),
+        "{lines:?}"
+    );
+    e.send("go depth 2");
+    let (best, _) = e.bestmove(SECS(30));
+    assert_legal(None, "", &best);
+    // A file that is no net of any kind is still refused, the learned net kept.
+    e.send("setoption name Evaluator value learned");
+    e.send("setoption name EvalFile value /nonexistent/x.safetensors");
+    e.send("isready");
+    let lines = e.until(SECS(10), |l| l == "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("error") && l.contains("/nonexistent/x.safetensors")),
+        "{lines:?}"
+    );
+    clean(&e.log);
+    assert!(e.quit().success());
+}

@@ -176,10 +176,28 @@ impl EvalChoice {
         ctx.eval_file = file.clone();
         match eval::build(kind, &ctx) {
             Ok(e) => Ok((self.use_net(e, kind, file), true)),
-            Err(source) => Err(Error::EvalFileKept {
-                source,
-                current: self.kind,
-            }),
+            Err(source) => {
+                // A net of another neural evaluator (a GUI sends `EvalFile` before `Evaluator`,
+                // in alphabetical order): kept for that evaluator, the current one unchanged.
+                let other = EvalKind::ALL
+                    .into_iter()
+                    .find(|&k| k != kind && k.net().is_some() && eval::build(k, &ctx).is_ok());
+                match (other, file) {
+                    (Some(other), Some(path)) if self.pending.is_none() => {
+                        let note = format!(
+                            "EvalFile {} is a {other} net: Evaluator {other} will use it; Evaluator stays {}",
+                            path.display(),
+                            self.kind
+                        );
+                        self.file = Some(path);
+                        Ok((vec![note], false))
+                    }
+                    _ => Err(Error::EvalFileKept {
+                        source,
+                        current: self.kind,
+                    }),
+                }
+            }
         }
     }
 
