@@ -202,11 +202,23 @@ pub fn train(
     ];
     let seed = opts.seed ^ generation as u64;
     if let super::torch::Trainer::Torch { python } = &t.trainer {
+        let settings = [
+            ("--hidden", t.hidden.to_string()),
+            ("--epochs", t.epochs.to_string()),
+            ("--batch", t.batch.to_string()),
+            ("--lr", t.lr.to_string()),
+            ("--lr-decay", t.lr_decay.to_string()),
+            ("--wdl", t.wdl.to_string()),
+            ("--val-fraction", t.val_fraction.to_string()),
+        ]
+        .into_iter()
+        .flat_map(|(k, v)| [k.to_string(), v])
+        .collect::<Vec<_>>();
         super::torch::train(
             python,
             &opts.dir,
             &boards,
-            t,
+            &settings,
             (&path, generation, seed),
             &meta,
             status,

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::Error;
-use super::gate::TrainSettings;
 use crate::chess::bullet::{ChessBoard, to_bytes};
 
 const TRAIN_LEARNED: &str = include_str!("../../scripts/train_learned.py");
@@ -25,12 +24,13 @@ pub enum Trainer {
 }
 
 /// Trains the net `out` on `boards` with PyTorch: writes the records and the scripts under
-/// `dir`, runs the script (its lines go to `status`), and leaves the net file it wrote.
+/// `dir`, runs the script with the trainer's `settings` (`--hidden 256`, ...; its lines go to
+/// `status`), and leaves the net file it wrote.
 pub fn train(
     python: &Path,
     dir: &Path,
     boards: &[ChessBoard],
-    t: &TrainSettings,
+    settings: &[String],
     (out, generation, seed): (&Path, i64, u64),
     meta: &[(String, String)],
     status: &(dyn Fn(&str) + Sync),
@@ -60,13 +60,7 @@ pub fn train(
         .arg(&data)
         .arg("--out")
         .arg(out)
-        .args(["--hidden", &t.hidden.to_string()])
-        .args(["--epochs", &t.epochs.to_string()])
-        .args(["--batch", &t.batch.to_string()])
-        .args(["--lr", &t.lr.to_string()])
-        .args(["--lr-decay", &t.lr_decay.to_string()])
-        .args(["--wdl", &t.wdl.to_string()])
-        .args(["--val-fraction", &t.val_fraction.to_string()])
+        .args(settings)
         .args(["--seed", &seed.to_string()])
         .args(["--generation", &generation.to_string()])
         .arg("--meta")
