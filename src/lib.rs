@@ -28,3 +28,4 @@ pub mod search;
 pub mod tools;
 pub mod train;
 pub mod uci;
+pub mod web;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use cli::{Cli, Cmd};
-use cmd::{engine, experience, games, learn, nets, tools};
+use cmd::{engine, experience, games, learn, nets, tools, web};
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Some(Cmd::Match(a)) => games::run_match(*a),
         Some(Cmd::Learn(a)) => learn::learn(*a),
         Some(Cmd::Play(a)) => games::play(a),
+        Some(Cmd::Web(a)) => web::web(a),
         Some(Cmd::Sts(a)) => tools::sts(a),
         Some(Cmd::WdlFit(a)) => tools::wdl_fit(a),
         Some(Cmd::CurvePlot(a)) => tools::curve_plot(a),

@@ -23,6 +23,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "games",
         &["chess", "nn", "experience", "eval", "search", "player"],
     ),
+    (
+        "web",
+        &["chess", "nn", "experience", "eval", "search", "player"],
+    ),
     ("train", &["chess", "nn", "experience", "eval"]),
     ("tools", &["chess", "nn", "search", "games", "train"]),
     (

@@ -56,6 +56,17 @@ pub enum MoveError {
     NeedsPromotion(String),
 }
 
+impl std::fmt::Display for MoveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MoveError::NotAMove => write!(f, "not a move (SAN or UCI)"),
+            MoveError::Illegal => write!(f, "not legal in this position"),
+            MoveError::Ambiguous(sans) => write!(f, "ambiguous: {}", sans.join(", ")),
+            MoveError::NeedsPromotion(san) => write!(f, "say the piece to promote to, e.g. {san}"),
+        }
+    }
+}
+
 /// Does `t` look like a UCI move (`g1f3`, `e7e8q`)?
 fn looks_uci(t: &str) -> bool {
     let b = t.as_bytes();

@@ -6,12 +6,14 @@ mod games;
 mod learn;
 mod nets;
 mod tools;
+mod web;
 
 pub use experience::*;
 pub use games::*;
 pub use learn::*;
 pub use nets::*;
 pub use tools::*;
+pub use web::*;
 
 use clap::{Parser, Subcommand};
 use deepred::eval::EvalKind;
@@ -71,6 +73,9 @@ pub enum Cmd {
     /// Look into the experience store.
     #[command(subcommand)]
     Experience(ExperienceCmd),
+    /// The local web application: explore what the experience store learned, on a board, and
+    /// which move Deep Red would play (read-only; http://127.0.0.1:8080/ by default).
+    Web(WebArgs),
     /// Run an EPD suite (STS points in c8/c9, or bm) on Deep Red or another UCI engine.
     Sts(StsArgs),
     /// Fit the win/draw/loss model of UCI_ShowWDL to finished games (positions searched at a

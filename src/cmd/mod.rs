@@ -7,6 +7,7 @@ pub mod games;
 pub mod learn;
 pub mod nets;
 pub mod tools;
+pub mod web;
 
 use std::process::ExitCode;
 

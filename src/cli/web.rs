@@ -1,0 +1,25 @@
+//! `deepred web`.
+
+use deepred::eval::EvalKind;
+use deepred::experience::location::default_store;
+
+#[derive(clap::Args)]
+pub struct WebArgs {
+    /// The address to serve on: loopback by default; 0.0.0.0:8080 opens it to the network.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// The experience store to explore (read-only): an SQLite file or a postgresql:// URL
+    /// (default: experience.sqlite in Deep Red's data folder, $DEEPRED_HOME or the user data
+    /// folder).
+    #[arg(long, default_value_os_t = default_store())]
+    pub db: std::path::PathBuf,
+    /// The evaluator of the explorer's net column and of Deep Red's choice.
+    #[arg(long, default_value_t = EvalKind::DEFAULT)]
+    pub evaluator: EvalKind,
+    /// The net of a neural evaluator (default: the newest promoted net, else the embedded one).
+    #[arg(long)]
+    pub eval_file: Option<std::path::PathBuf>,
+    /// Games a position needs before the book plays from it (`ExperienceMinGames`).
+    #[arg(long, default_value_t = 10)]
+    pub min_games: u32,
+}

@@ -1,0 +1,38 @@
+//! `deepred web`: the local web application.
+
+use std::process::ExitCode;
+
+use super::fail;
+use crate::cli::WebArgs;
+
+pub fn web(a: WebArgs) -> ExitCode {
+    let ctx = deepred::eval::EvalContext {
+        experience_file: a.db.clone(),
+        eval_file: a.eval_file.clone(),
+        ..Default::default()
+    };
+    let evaluator = match deepred::eval::build(a.evaluator, &ctx) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let opts = deepred::web::WebOptions {
+        listen: a.listen,
+        store: a.db.clone(),
+        evaluator,
+        min_games: a.min_games,
+    };
+    if !deepred::experience::store::is_server_url(&a.db) && !a.db.exists() {
+        return fail(format!(
+            "no experience store at '{}' yet: play, import or learn games first (deepred import GAMES.pgn), or name one with --db",
+            a.db.display()
+        ));
+    }
+    let shown = deepred::experience::store::shown(&a.db);
+    let result = deepred::web::serve(opts, |addr| {
+        eprintln!("deepred web: http://{addr}/ (the explorer of {shown}; Ctrl-C stops it)");
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}

@@ -1,0 +1,211 @@
+//! `deepred web`: the local web application, served by the binary with `axum`. For now the
+//! explorer of the experience store (read-only: no route writes the store) and which move
+//! Deep Red would play; every page, script and the board (cm-chessboard, vendored by
+//! `scripts/web-vendor.sh`) are served from the binary.
+//!
+//! Requests are small and parsed strictly: a bad FEN, move, PGN or parameter is a 400 with a
+//! JSON `{"error": ...}`, an unknown path a 404, a body over [`MAX_BODY`] a 413.
+
+pub mod assets;
+pub mod explore;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+
+use crate::eval::Evaluator;
+use crate::experience::store::Store;
+use explore::Walk;
+
+/// The largest request body (a pasted PGN).
+pub const MAX_BODY: usize = 256 * 1024;
+/// The most nodes `/api/choose` searches.
+pub const MAX_NODES: u64 = 5_000_000;
+
+/// Why a request or the server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error(transparent)]
+    Store(#[from] crate::experience::Error),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("web server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let status = match self {
+            Error::BadRequest(_) => StatusCode::BAD_REQUEST,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        (
+            status,
+            Json(ErrorBody {
+                error: self.to_string(),
+            }),
+        )
+            .into_response()
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody {
+    error: String,
+}
+
+/// What the server serves.
+pub struct WebOptions {
+    pub listen: SocketAddr,
+    /// The experience store (SQLite file or `postgresql://` URL), opened read-only.
+    pub store: PathBuf,
+    /// The evaluator of the net column and of Deep Red's choice.
+    pub evaluator: Evaluator,
+    /// Games a position needs before the book plays from it (`ExperienceMinGames`).
+    pub min_games: u32,
+}
+
+struct AppState {
+    store: Mutex<Store>,
+    evaluator: Evaluator,
+    min_games: u32,
+}
+
+type Shared = Arc<AppState>;
+
+/// The application's routes over an open store (also what the tests serve).
+pub fn router(store: Store, evaluator: Evaluator, min_games: u32) -> Router {
+    let state = Arc::new(AppState {
+        store: Mutex::new(store),
+        evaluator,
+        min_games,
+    });
+    Router::new()
+        .route("/", get(|| async { assets::page("index.html") }))
+        .route("/explore", get(|| async { assets::page("index.html") }))
+        .route("/assets/{*path}", get(assets::serve))
+        .route("/api/explore", get(explore_route))
+        .route("/api/choose", get(choose_route))
+        .route("/api/pgn", post(pgn_route))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+/// Serves until the process ends; `ready` hears the address once it listens.
+pub fn serve(opts: WebOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), Error> {
+    let store = Store::open_read_only(&opts.store)?;
+    let app = router(store, opts.evaluator, opts.min_games);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_io()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(opts.listen)
+            .await
+            .map_err(|source| Error::Listen {
+                addr: opts.listen,
+                source,
+            })?;
+        ready(listener.local_addr()?);
+        axum::serve(listener, app).await?;
+        Ok(())
+    })
+}
+
+#[derive(Deserialize)]
+struct PositionQuery {
+    fen: Option<String>,
+    moves: Option<String>,
+    nodes: Option<u64>,
+}
+
+/// Runs `f` with the store on a blocking thread (SQLite and PostgreSQL calls block).
+async fn with_store<T: Send + 'static>(
+    state: Shared,
+    f: impl FnOnce(&Store, &AppState) -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(move || {
+        // A panic elsewhere never leaves the store unusable: its state is only read.
+        let store = state.store.lock().unwrap_or_else(|e| e.into_inner());
+        f(&store, &state)
+    })
+    .await
+    .map_err(|e| Error::Io(std::io::Error::other(e.to_string())))?
+}
+
+async fn explore_route(
+    State(state): State<Shared>,
+    q: Result<Query<PositionQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<explore::Explored>, Error> {
+    let Query(q) = q.map_err(|e| Error::BadRequest(e.body_text()))?;
+    let walk = Walk::parse(q.fen.as_deref(), q.moves.as_deref())?;
+    let out = with_store(state, move |store, s| {
+        explore::explore(store, &walk, &s.evaluator, s.min_games)
+    })
+    .await?;
+    Ok(Json(out))
+}
+
+async fn choose_route(
+    State(state): State<Shared>,
+    q: Result<Query<PositionQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Option<explore::Choice>>, Error> {
+    let Query(q) = q.map_err(|e| Error::BadRequest(e.body_text()))?;
+    let nodes = q.nodes.unwrap_or(200_000);
+    if nodes == 0 || nodes > MAX_NODES {
+        return Err(Error::BadRequest(format!(
+            "nodes: {nodes}, not between 1 and {MAX_NODES}"
+        )));
+    }
+    let walk = Walk::parse(q.fen.as_deref(), q.moves.as_deref())?;
+    let out = with_store(state, move |store, s| {
+        explore::choose(store, &walk, &s.evaluator, s.min_games, nodes)
+    })
+    .await?;
+    Ok(Json(out))
+}
+
+#[derive(Serialize)]
+struct PgnGame {
+    start_fen: String,
+    moves: Vec<String>,
+    tags: Vec<(String, String)>,
+}
+
+/// A pasted PGN: its first game's start and moves (what the explorer walks), or why not.
+async fn pgn_route(body: String) -> Result<Json<PgnGame>, Error> {
+    let games = crate::chess::pgn::read_games(body.as_bytes());
+    let game = match games.into_iter().next() {
+        None => return Err(Error::BadRequest("PGN: no game in the text".into())),
+        Some(Err(e)) => return Err(Error::BadRequest(format!("PGN: {e}"))),
+        Some(Ok(g)) => g,
+    };
+    if game.chess960 {
+        return Err(Error::BadRequest(
+            "PGN: a Chess960 game (the explorer knows standard chess)".into(),
+        ));
+    }
+    let moves = game
+        .moves
+        .iter()
+        .map(|&m| crate::chess::notation::uci_move(m, false))
+        .collect();
+    Ok(Json(PgnGame {
+        start_fen: crate::chess::fen::fen_of(&game.start),
+        moves,
+        tags: game.tags,
+    }))
+}

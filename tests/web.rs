@@ -1,0 +1,303 @@
+//! `deepred web` over real HTTP: the explorer's counts against games counted by hand, walking
+//! the tree, Deep Red's move (book or search), a pasted PGN, and bad requests answered with a
+//! 4xx while the server keeps serving; the store is never written; the same on a PostgreSQL
+//! store.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Five games whose counts are known by hand: from the start 1.e4 four times (one White win,
+/// two draws, one Black win) and 1.d4 once (Black won); after 1.e4, 1...e5 three times (one
+/// White win, two draws) and 1...c5 once (Black won).
+const GAMES: &str = r#"[Event "a"]
+[Result "1-0"]
+
+1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
+
+[Event "b"]
+[Result "1/2-1/2"]
+
+1. e4 e5 2. Nf3 Nc6 1/2-1/2
+
+[Event "c"]
+[Result "1/2-1/2"]
+
+1. e4 e5 2. Nf3 Nf6 1/2-1/2
+
+[Event "d"]
+[Result "0-1"]
+
+1. e4 c5 2. Nf3 d6 0-1
+
+[Event "e"]
+[Result "0-1"]
+
+1. d4 d5 2. c4 e6 0-1
+"#;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepred-web-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `deepred web` on a free loopback port, until dropped.
+struct Server {
+    child: Child,
+    addr: String,
+    agent: ureq::Agent,
+}
+
+impl Server {
+    fn start(db: &str) -> Server {
+        let mut child = common::command()
+            .args(["web", "--listen", "127.0.0.1:0", "--db", db])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in '{line}'"))
+            .to_string();
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        Server { child, addr, agent }
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        let mut r = self
+            .agent
+            .get(&format!("http://{}{path}", self.addr))
+            .call()
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.body_mut().read_to_string().unwrap())
+    }
+
+    fn json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    fn post(&self, path: &str, body: &str) -> (u16, String) {
+        let mut r = self
+            .agent
+            .post(&format!("http://{}{path}", self.addr))
+            .send(body)
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.body_mut().read_to_string().unwrap())
+    }
+
+    /// A request written byte for byte (what a client library would clean up); the status.
+    fn raw(&self, request: &str) -> u16 {
+        let mut s = std::net::TcpStream::connect(&self.addr).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out.split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no status in '{out}'"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A known move of an explorer answer: (games, white, draws, black).
+fn counts(d: &Value, san: &str) -> (u64, u64, u64, u64) {
+    let m = d["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["san"] == san)
+        .unwrap_or_else(|| panic!("no {san} in {d}"));
+    let n = |k: &str| m[k].as_u64().unwrap();
+    (n("games"), n("white"), n("draws"), n("black"))
+}
+
+fn import(db: &str, dir: &Path) {
+    let pgn = dir.join("five.pgn");
+    std::fs::write(&pgn, GAMES).unwrap();
+    let (ok, out, err) = common::deepred(&["import", pgn.to_str().unwrap(), "--db", db]);
+    assert!(ok && out.contains("5 learned"), "{out}{err}");
+}
+
+/// The explorer's answers on the five games, whatever the store.
+fn explores_the_five_games(s: &Server) {
+    let d = s.json("/api/explore");
+    assert_eq!(d["games"], 5);
+    assert_eq!(
+        (d["white"].clone(), d["draws"].clone(), d["black"].clone()),
+        (1.into(), 2.into(), 2.into())
+    );
+    assert_eq!(counts(&d, "e4"), (4, 1, 2, 1));
+    assert_eq!(counts(&d, "d4"), (1, 0, 0, 1));
+    assert_eq!(d["dests"]["e2"], serde_json::json!(["e3", "e4"]));
+    let legal: usize = d["dests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_array().unwrap().len())
+        .sum();
+    assert_eq!(legal, 20);
+    // e4 scores 2/4 for White; d4 0/1.
+    let e4 = d["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["san"] == "e4")
+        .unwrap();
+    assert!((e4["score"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+    assert!(e4["net_after"].is_i64());
+    // Walking: by UCI and by SAN, the path in SAN.
+    let d = s.json("/api/explore?moves=e2e4");
+    assert_eq!(d["turn"], "black");
+    assert_eq!(counts(&d, "e5"), (3, 1, 2, 0));
+    assert_eq!(counts(&d, "c5"), (1, 0, 0, 1));
+    let d = s.json("/api/explore?moves=e4,e5,Qh5,Nc6,Bc4,Nf6,Qxf7");
+    assert_eq!(d["game_over"], "checkmate");
+    assert_eq!(d["path"][6]["san"], "Qxf7#");
+    assert_eq!(d["games"], 0);
+    assert!(d["dests"].as_object().unwrap().is_empty());
+    // Too few games for the book (10 by default): Deep Red searches; a mate in one is found.
+    let c = s.json("/api/choose?fen=6k1/5ppp/8/8/8/8/5PPP/3R2K1%20w%20-%20-%200%201&nodes=20000");
+    assert_eq!(c["uci"], "d1d8", "{c}");
+    assert_eq!(c["source"], "search");
+    assert_eq!(c["mate"], 1);
+    let c = s.json("/api/choose?moves=e4,e5,Qh5,Nc6,Bc4,Nf6,Qxf7");
+    assert!(c.is_null(), "{c}");
+    // A pasted PGN: its first game's moves.
+    let (status, body) = s.post("/api/pgn", GAMES);
+    assert_eq!(status, 200, "{body}");
+    let g: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        g["moves"],
+        serde_json::json!(["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"])
+    );
+}
+
+/// Bad requests: a 4xx that says why, and the server goes on.
+fn refuses_bad_requests(s: &Server) {
+    let bad = [
+        ("/api/explore?fen=not%20a%20fen", 400, "FEN"),
+        ("/api/explore?moves=e2e5", 400, "move 1 'e2e5'"),
+        ("/api/explore?moves=e4,e4", 400, "move 2 'e4'"),
+        ("/api/choose?nodes=0", 400, "nodes"),
+        ("/api/choose?nodes=lots", 400, "nodes"),
+        ("/api/explore?fen=%ZZ", 400, ""),
+        ("/assets/nothing.js", 404, ""),
+        ("/etc/passwd", 404, ""),
+    ];
+    for (path, want, says) in bad {
+        let (status, body) = s.get(path);
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body.contains(says), "{path}: {body}");
+    }
+    let (status, body) = s.post("/api/pgn", "1. e4 e5 2. Qxf7 *");
+    assert_eq!(status, 400);
+    assert!(body.contains("PGN") && body.contains("Qxf7"), "{body}");
+    let (status, body) = s.post("/api/pgn", "");
+    assert_eq!(status, 400, "{body}");
+    let (status, _) = s.post("/api/pgn", &"1. e4 e5 ".repeat(40_000));
+    assert_eq!(status, 413);
+    // No route writes: the explorer answers GET only.
+    let (status, _) = s.post("/api/explore", "");
+    assert_eq!(status, 405);
+    // Paths a client library would normalise, sent as they are.
+    for path in [
+        "/assets/../Cargo.toml",
+        "/assets/%2e%2e/Cargo.toml",
+        "/assets//etc/passwd",
+    ] {
+        let status = s.raw(&format!(
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        ));
+        assert_eq!(status, 404, "{path}");
+    }
+    assert_eq!(s.raw("NONSENSE\r\n\r\n"), 400);
+    // Still serving.
+    assert_eq!(s.json("/api/explore")["games"], 5);
+}
+
+#[test]
+fn the_explorer_shows_what_the_store_learned_and_refuses_bad_requests() {
+    let dir = temp_dir("sqlite");
+    let db = dir.join("store.sqlite");
+    let db = db.to_str().unwrap();
+    import(db, &dir);
+    let before = std::fs::read(db).unwrap();
+    let s = Server::start(db);
+    // The page and its assets come from the binary.
+    let (status, page) = s.get("/");
+    assert_eq!(status, 200);
+    assert!(page.contains("/assets/app.js"));
+    for asset in [
+        "/assets/app.js",
+        "/assets/style.css",
+        "/assets/vendor/cm-chessboard/src/Chessboard.js",
+        "/assets/vendor/cm-chessboard/assets/pieces/standard.svg",
+    ] {
+        assert_eq!(s.get(asset).0, 200, "{asset}");
+    }
+    explores_the_five_games(&s);
+    refuses_bad_requests(&s);
+    drop(s);
+    assert!(
+        std::fs::read(db).unwrap() == before,
+        "the explorer wrote the store"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_explorer_reads_a_postgresql_store() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    let url = server.new_db("web");
+    let dir = temp_dir("pg");
+    import(&url, &dir);
+    let s = Server::start(&url);
+    explores_the_five_games(&s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_is_a_clear_error() {
+    let (ok, _, err) = common::deepred(&[
+        "web",
+        "--db",
+        "/nonexistent/store.sqlite",
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("/nonexistent/store.sqlite"), "{err}");
+    let (ok, _, err) = common::deepred(&["web", "--listen", "not-an-address"]);
+    assert!(!ok);
+    assert!(err.contains("--listen"), "{err}");
+}
