@@ -1,0 +1,189 @@
+// The explorer of `deepred web` in a real browser (headless Chromium driven by playwright-core):
+// the counts of five games counted by hand, walking the tree by its rows, by moves on the board
+// and back along the path, a promotion through the board's dialog, Deep Red's move, a bad FEN
+// and a bad PGN each getting their message; screenshots for docs/ at desktop and phone width.
+// Run by .ci/run:
+//     node web/browser-check.mjs target/release/deepred [SCREENSHOT_DIR]
+// Chromium: $CHROMIUM, else /usr/bin/chromium (Debian's package).
+import {chromium} from "playwright-core"
+import {spawn, execFileSync} from "node:child_process"
+import {mkdtempSync, writeFileSync, readFileSync, rmSync} from "node:fs"
+import {tmpdir} from "node:os"
+import {join} from "node:path"
+import assert from "node:assert/strict"
+
+const deepred = process.argv[2]
+const shots = process.argv[3]
+if (!deepred) {
+    console.error("usage: node web/browser-check.mjs DEEPRED [SCREENSHOT_DIR]")
+    process.exit(2)
+}
+
+// 1.e4 four times (1-0, two draws, 0-1), 1.d4 once (0-1); after 1.e4: e5 three times, c5 once.
+const GAMES = `[Result "1-0"]
+
+1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0
+
+[Result "1/2-1/2"]
+
+1. e4 e5 2. Nf3 Nc6 1/2-1/2
+
+[Result "1/2-1/2"]
+
+1. e4 e5 2. Nf3 Nf6 1/2-1/2
+
+[Result "0-1"]
+
+1. e4 c5 2. Nf3 d6 0-1
+
+[Result "0-1"]
+
+1. d4 d5 2. c4 e6 0-1
+`
+
+const dir = mkdtempSync(join(tmpdir(), "deepred-browser-"))
+const store = join(dir, "store.sqlite")
+writeFileSync(join(dir, "five.pgn"), GAMES)
+const env = {...process.env, DEEPRED_HOME: join(dir, "home")}
+execFileSync(deepred, ["import", join(dir, "five.pgn"), "--db", store], {env})
+const before = readFileSync(store)
+
+const server = spawn(deepred, ["web", "--db", store, "--listen", "127.0.0.1:0"], {env, stdio: ["ignore", "ignore", "pipe"]})
+const base = await new Promise((resolve, reject) => {
+    let text = ""
+    server.stderr.on("data", (d) => {
+        text += d
+        const m = text.match(/http:\/\/[0-9.:]+/)
+        if (m) resolve(m[0])
+    })
+    server.on("exit", (code) => reject(new Error(`deepred web exited (${code}): ${text}`)))
+    setTimeout(() => reject(new Error(`deepred web did not start: ${text}`)), 20000)
+})
+
+const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox"],
+})
+const page = await browser.newPage({viewport: {width: 1100, height: 800}})
+const errors = []
+page.on("pageerror", (e) => errors.push(e.message))
+page.on("console", (m) => {
+    // The bad FEN and PGN below are answered 400 on purpose; the rest is checked by URL.
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text())
+})
+page.on("response", (r) => {
+    const expected = r.status() === 400 && /\/api\/(explore|pgn)/.test(r.url())
+    if (r.status() >= 400 && !expected) errors.push(`${r.status()} ${r.url()}`)
+})
+
+async function rows() {
+    return page.$$eval("#moves tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)))
+}
+async function row(san) {
+    const r = (await rows()).find((cells) => cells[0] === san)
+    assert.ok(r, `no row ${san} in ${JSON.stringify(await rows())}`)
+    return r
+}
+async function path() {
+    return (await page.textContent("#path")).trim()
+}
+async function settle() {
+    await page.waitForLoadState("networkidle")
+    await page.waitForTimeout(250)
+}
+// Clicks the centre of a square of the board (pieces lie over the squares).
+async function clickSquare(square) {
+    const box = await page.locator(`#board rect[data-square="${square}"]`).boundingBox()
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
+}
+
+try {
+    await page.goto(base + "/explore")
+    await settle()
+    assert.match(await page.textContent("#summary"), /5 games from this position/)
+    assert.deepEqual((await row("e4")).slice(0, 2), ["e4", "4"])
+    assert.deepEqual((await row("d4")).slice(0, 2), ["d4", "1"])
+    assert.equal((await row("e4"))[3], "50.0%")
+    if (shots) await page.screenshot({path: join(shots, "web-explorer.png"), fullPage: true})
+
+    // Walk by a row, then by the board (click e7, click e5), then back along the path.
+    await page.click("#moves tbody tr:has(td:text-is('e4'))")
+    await settle()
+    assert.equal(await path(), "start1. e4")
+    assert.deepEqual((await row("e5")).slice(0, 2), ["e5", "3"])
+    assert.deepEqual((await row("c5")).slice(0, 2), ["c5", "1"])
+    await clickSquare("e7")
+    await clickSquare("e5")
+    await settle()
+    assert.equal(await path(), "start1. e4e5")
+    assert.match(page.url(), /moves=e2e4%2Ce7e5|moves=e2e4,e7e5/)
+    assert.deepEqual((await row("Nf3")).slice(0, 2), ["Nf3", "2"])
+    // An illegal move on the board is refused: the path stays.
+    await clickSquare("e1")
+    await clickSquare("e3")
+    await settle()
+    assert.equal(await path(), "start1. e4e5")
+    await page.click("#path a[data-ply='1']")
+    await settle()
+    assert.equal(await path(), "start1. e4")
+    await page.click("#back")
+    await settle()
+    assert.equal(await path(), "start")
+
+    // A bad FEN and a bad PGN: a message, the board where it was.
+    await page.fill("#fen", "rnbqkbnr/pppppppp/8/8 w KQkq - 0 1")
+    await page.click("#fen-form button")
+    await settle()
+    assert.ok(await page.isVisible("#error"))
+    assert.match(await page.textContent("#error"), /FEN/)
+    assert.equal(await path(), "start")
+    await page.fill("#pgn", "1. e4 e5 2. Qxf7 *")
+    await page.click("#pgn-form button")
+    await settle()
+    assert.match(await page.textContent("#error"), /PGN.*Qxf7/)
+    // A good PGN walks its moves and clears the message.
+    await page.fill("#pgn", "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 *")
+    await page.click("#pgn-form button")
+    await settle()
+    assert.ok(!(await page.isVisible("#error")))
+    assert.equal(await path(), "start1. e4e52. Qh5Nc63. Bc4Nf6")
+    assert.deepEqual((await row("Qxf7#")).slice(0, 2), ["Qxf7#", "1"])
+
+    // A promotion through the board's dialog, from a position set by FEN.
+    await page.fill("#fen", "7k/P7/8/8/8/8/8/K7 w - - 0 1")
+    await page.click("#fen-form button")
+    await settle()
+    await clickSquare("a7")
+    await clickSquare("a8")
+    const knight = page.locator(".promotion-dialog-button-group[data-piece='wn']")
+    await knight.waitFor()
+    const kb = await knight.boundingBox()
+    await page.mouse.click(kb.x + kb.width / 2, kb.y + kb.height / 2)
+    await settle()
+    assert.equal(await path(), "start1. a8=N")
+    assert.equal(await page.inputValue("#fen"), "N6k/8/8/8/8/8/8/K7 b - - 0 1")
+
+    // Deep Red's move: a search finds the mate in one.
+    await page.fill("#fen", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    await page.click("#fen-form button")
+    await settle()
+    await page.click("#choose")
+    await page.waitForFunction(() => document.getElementById("choice").textContent.startsWith("Deep Red plays"), null, {timeout: 30000})
+    assert.match(await page.textContent("#choice"), /Deep Red plays Rd8# \(search\).*mate in 1/)
+
+    // A phone-width screen: the page fits without scrolling sideways.
+    await page.setViewportSize({width: 390, height: 844})
+    await page.goto(base + "/explore?moves=e2e4")
+    await settle()
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth)
+    assert.ok(wide <= 390, `the page is ${wide} px wide on a 390 px screen`)
+    if (shots) await page.screenshot({path: join(shots, "web-explorer-phone.png"), fullPage: true})
+
+    assert.deepEqual(errors, [])
+    assert.ok(readFileSync(store).equals(before), "the explorer wrote the store")
+    console.log("browser check: the explorer in headless Chromium: ok")
+} finally {
+    await browser.close()
+    server.kill()
+    rmSync(dir, {recursive: true, force: true})
+}
