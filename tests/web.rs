@@ -57,8 +57,13 @@ struct Server {
 
 impl Server {
     fn start(db: &str) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    fn start_with(db: &str, args: &[&str]) -> Server {
         let mut child = common::command()
             .args(["web", "--listen", "127.0.0.1:0", "--db", db])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -95,6 +100,35 @@ impl Server {
         let (status, body) = self.get(path);
         assert_eq!(status, 200, "{path}: {body}");
         serde_json::from_str(&body).unwrap()
+    }
+
+    /// POSTs JSON; the answer's status and body.
+    fn post_json(&self, path: &str, body: Value) -> (u16, Value) {
+        let mut r = self
+            .agent
+            .post(&format!("http://{}{path}", self.addr))
+            .header("Content-Type", "application/json")
+            .send(body.to_string())
+            .unwrap();
+        let status = r.status().as_u16();
+        let text = r.body_mut().read_to_string().unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// The game until `done` holds (Deep Red's move, a clock), at most 30 s.
+    fn game_until(&self, id: &Value, done: impl Fn(&Value) -> bool) -> Value {
+        let t0 = std::time::Instant::now();
+        loop {
+            let g = self.json(&format!("/api/games/{id}"));
+            if done(&g) {
+                return g;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(30), "{g}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     fn post(&self, path: &str, body: &str) -> (u16, String) {
@@ -252,11 +286,15 @@ fn the_explorer_shows_what_the_store_learned_and_refuses_bad_requests() {
     let before = std::fs::read(db).unwrap();
     let s = Server::start(db);
     // The page and its assets come from the binary.
-    let (status, page) = s.get("/");
+    let (status, page) = s.get("/explore");
     assert_eq!(status, 200);
     assert!(page.contains("/assets/app.js"));
+    let (status, page) = s.get("/");
+    assert_eq!(status, 200);
+    assert!(page.contains("/assets/play.js"));
     for asset in [
         "/assets/app.js",
+        "/assets/play.js",
         "/assets/style.css",
         "/assets/vendor/cm-chessboard/src/Chessboard.js",
         "/assets/vendor/cm-chessboard/assets/pieces/standard.svg",
@@ -300,4 +338,143 @@ fn a_store_that_cannot_be_opened_is_a_clear_error() {
     let (ok, _, err) = common::deepred(&["web", "--listen", "not-an-address"]);
     assert!(!ok);
     assert!(err.contains("--listen"), "{err}");
+}
+
+/// Plays `mv` in game `id`; the game after it.
+fn play(s: &Server, id: &Value, mv: &str) -> Value {
+    let (status, g) = s.post_json(
+        &format!("/api/games/{id}/move"),
+        serde_json::json!({"move": mv}),
+    );
+    assert_eq!(status, 200, "{mv}: {g}");
+    g
+}
+
+#[test]
+fn games_in_the_browser_are_played_checked_clocked_and_learned() {
+    let dir = temp_dir("play");
+    let db = dir.join("store.sqlite");
+    let db = db.to_str().unwrap();
+    import(db, &dir);
+    let s = Server::start(db);
+    // A human (White) against Deep Red from a position where Black has only pawn moves: the
+    // pawn promotes with mate whatever Deep Red plays.
+    let fen = "k7/7p/1KP5/8/8/8/8/8 w - - 0 1";
+    let (status, g) = s.post_json(
+        "/api/games",
+        serde_json::json!({"white": "human", "black": "deepred", "fen": fen, "movetime_ms": 50}),
+    );
+    assert_eq!(status, 200, "{g}");
+    let id = g["id"].clone();
+    assert_eq!(g["dests"]["c6"], serde_json::json!(["c7"]));
+    let g = play(&s, &id, "c7");
+    assert!(
+        g["dests"].as_object().unwrap().is_empty(),
+        "Black moves: {g}"
+    );
+    let g = s.game_until(&id, |g| g["moves"].as_array().unwrap().len() == 2);
+    assert!(
+        g["moves"][1]["san"].as_str().unwrap().starts_with('h'),
+        "{g}"
+    );
+    let g = play(&s, &id, "c8=Q");
+    assert_eq!(g["result"], "1-0");
+    assert_eq!(g["termination"], "checkmate");
+    assert_eq!(g["moves"][2]["san"], "c8=Q#");
+    let g = s.game_until(&id, |g| {
+        g["learned"].as_str().is_some_and(|l| l != "being learned")
+    });
+    assert!(
+        g["learned"].as_str().unwrap().starts_with("learned into"),
+        "{g}"
+    );
+    let (status, pgn) = s.get(&format!("/api/games/{id}/pgn"));
+    assert_eq!(status, 200);
+    assert!(
+        pgn.contains("[FEN \"k7/7p/1KP5/8/8/8/8/8 w - - 0 1\"]") && pgn.contains("2. c8=Q# 1-0"),
+        "{pgn}"
+    );
+    // The explorer sees the game.
+    let d = s.json("/api/explore?fen=k7/7p/1KP5/8/8/8/8/8%20w%20-%20-%200%201");
+    assert_eq!(counts(&d, "c7"), (1, 1, 0, 0));
+
+    // Two humans: a move out of turn, a take-back, a declined-by-nobody draw; not learned.
+    let (_, g) = s.post_json(
+        "/api/games",
+        serde_json::json!({"white": "human", "black": "human"}),
+    );
+    let id = g["id"].clone();
+    let (status, e) = s.post_json(
+        &format!("/api/games/{id}/move"),
+        serde_json::json!({"move": "e5"}),
+    );
+    assert_eq!(status, 400, "{e}");
+    play(&s, &id, "e4");
+    play(&s, &id, "e5");
+    let (_, g) = s.post_json(&format!("/api/games/{id}/takeback"), serde_json::json!({}));
+    assert_eq!(g["moves"].as_array().unwrap().len(), 1, "{g}");
+    play(&s, &id, "c5");
+    let (_, g) = s.post_json(&format!("/api/games/{id}/draw"), serde_json::json!({}));
+    assert_eq!(g["result"], "1/2-1/2");
+    let g = s.game_until(&id, |g| {
+        g["learned"].as_str().is_some_and(|l| l != "being learned")
+    });
+    assert!(g["learned"].as_str().unwrap().contains("taken back"), "{g}");
+    let d = s.json("/api/explore?moves=e4");
+    assert!(
+        counts(&d, "c5").0 == 1,
+        "the game with a take-back was learned: {d}"
+    );
+
+    // A human who resigns against Deep Red (Black) loses, and the game is learned.
+    let (_, g) = s.post_json(
+        "/api/games",
+        serde_json::json!({"white": "deepred", "black": "human", "movetime_ms": 50, "elo": 1500, "evaluator": "pst"}),
+    );
+    let id = g["id"].clone();
+    let g = s.game_until(&id, |g| g["moves"].as_array().unwrap().len() == 1);
+    assert!(!g["dests"].as_object().unwrap().is_empty());
+    let (_, g) = s.post_json(&format!("/api/games/{id}/resign"), serde_json::json!({}));
+    assert_eq!(g["result"], "1-0");
+    assert_eq!(g["termination"], "Black resigned");
+
+    // A flag falls: 0.01 minutes (600 ms) and no move.
+    let (_, g) = s.post_json(
+        "/api/games",
+        serde_json::json!({"white": "human", "black": "deepred", "minutes": 0.01}),
+    );
+    let id = g["id"].clone();
+    let g = s.game_until(&id, |g| !g["result"].is_null());
+    assert_eq!(g["result"], "0-1");
+    assert_eq!(g["termination"], "White lost on time");
+    assert_eq!(g["clock"][0], 0);
+
+    // Bad games and moves.
+    for bad in [
+        serde_json::json!({"white": "robot", "black": "human"}),
+        serde_json::json!({"white": "human", "black": "human", "minutes": -1}),
+        serde_json::json!({"white": "human", "black": "human", "evaluator": "nonsense"}),
+        serde_json::json!({"white": "human", "black": "human", "fen": "8/8/8/8/8/8/8/8 w - - 0 1"}),
+        serde_json::json!({"white": "human"}),
+    ] {
+        let (status, e) = s.post_json("/api/games", bad.clone());
+        assert_eq!(status, 400, "{bad}: {e}");
+    }
+    assert_eq!(s.get("/api/games/12345").0, 404);
+    assert_eq!(s.get("/api/games/abc").0, 400);
+    drop(s);
+
+    // Explore-only: no game routes, the store untouched.
+    let before = std::fs::read(db).unwrap();
+    let s = Server::start_with(db, &["--explore-only"]);
+    let (status, _) = s.post_json(
+        "/api/games",
+        serde_json::json!({"white": "human", "black": "human"}),
+    );
+    assert_eq!(status, 404);
+    assert_eq!(s.get("/play").0, 404);
+    assert!(s.get("/").1.contains("/assets/app.js"));
+    drop(s);
+    assert!(std::fs::read(db).unwrap() == before);
+    let _ = std::fs::remove_dir_all(&dir);
 }

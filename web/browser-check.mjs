@@ -1,7 +1,8 @@
-// The explorer of `deepred web` in a real browser (headless Chromium driven by playwright-core):
+// `deepred web` in a real browser (headless Chromium driven by playwright-core): the explorer on
 // the counts of five games counted by hand, walking the tree by its rows, by moves on the board
 // and back along the path, a promotion through the board's dialog, Deep Red's move, a bad FEN
-// and a bad PGN each getting their message; screenshots for docs/ at desktop and phone width.
+// and a bad PGN each getting their message; then a game against Deep Red played to a checkmate
+// by a promotion, learned, and found in the explorer; screenshots for docs/.
 // Run by .ci/run:
 //     node web/browser-check.mjs target/release/deepred [SCREENSHOT_DIR]
 // Chromium: $CHROMIUM, else /usr/bin/chromium (Debian's package).
@@ -179,9 +180,46 @@ try {
     assert.ok(wide <= 390, `the page is ${wide} px wide on a 390 px screen`)
     if (shots) await page.screenshot({path: join(shots, "web-explorer-phone.png"), fullPage: true})
 
-    assert.deepEqual(errors, [])
     assert.ok(readFileSync(store).equals(before), "the explorer wrote the store")
-    console.log("browser check: the explorer in headless Chromium: ok")
+
+    // Play: a human (White) against Deep Red, to a checkmate by a promotion (Black has only
+    // pawn moves), learned into the store and then seen in the explorer.
+    await page.setViewportSize({width: 1100, height: 800})
+    await page.goto(base + "/play")
+    await page.fill("#start-fen", "k7/7p/1KP5/8/8/8/8/8 w - - 0 1")
+    await page.check("#noclock")
+    await page.fill("#movetime", "0.05")
+    await page.click("#new")
+    await page.waitForFunction(() => document.getElementById("status").textContent === "White to move")
+    await page.waitForTimeout(200)
+    await clickSquare("c6")
+    await clickSquare("c7")
+    await page.waitForFunction(() => document.getElementById("movelist").textContent.startsWith("1. c7 h"), null, {timeout: 30000})
+    await page.waitForFunction(() => document.getElementById("status").textContent === "White to move")
+    await page.waitForTimeout(300)
+    await clickSquare("c7")
+    await clickSquare("c8")
+    const queen = page.locator(".promotion-dialog-button-group[data-piece='wq']")
+    await queen.waitFor()
+    const qb = await queen.boundingBox()
+    await page.mouse.click(qb.x + qb.width / 2, qb.y + qb.height / 2)
+    await page.waitForFunction(() => document.getElementById("status").textContent === "1-0 (checkmate)", null, {timeout: 10000})
+    assert.match(await page.textContent("#movelist"), /^1\. c7 h[56] 2\. c8=Q#$/)
+    await page.waitForFunction(() => document.getElementById("learned").textContent.includes("learned into"), null, {timeout: 10000})
+    await page.waitForTimeout(500)
+    assert.equal(await page.getAttribute("#board g[data-square='c8']", "data-piece"), "wq")
+    if (shots) await page.screenshot({path: join(shots, "web-play.png"), fullPage: true})
+    const pgn = await page.evaluate(async () => (await fetch(document.getElementById("pgn-link").href)).text())
+    assert.match(pgn, /2\. c8=Q# 1-0/)
+    await page.click("#explore-link")
+    await settle()
+    assert.match(await path(), /^start1\. c7h[56]2\. c8=Q#$/)
+    await page.click("#path a[data-ply='0']")
+    await settle()
+    assert.deepEqual((await row("c7")).slice(0, 2), ["c7", "1"])
+
+    assert.deepEqual(errors, [])
+    console.log("browser check: the explorer and a game in headless Chromium: ok")
 } finally {
     await browser.close()
     server.kill()

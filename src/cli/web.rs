@@ -8,7 +8,7 @@ pub struct WebArgs {
     /// The address to serve on: loopback by default; 0.0.0.0:8080 opens it to the network.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: std::net::SocketAddr,
-    /// The experience store to explore (read-only): an SQLite file or a postgresql:// URL
+    /// The experience store: finished games are learned into it, the explorer reads it; an SQLite file or a postgresql:// URL
     /// (default: experience.sqlite in Deep Red's data folder, $DEEPRED_HOME or the user data
     /// folder).
     #[arg(long, default_value_os_t = default_store())]
@@ -22,4 +22,7 @@ pub struct WebArgs {
     /// Games a position needs before the book plays from it (`ExperienceMinGames`).
     #[arg(long, default_value_t = 10)]
     pub min_games: u32,
+    /// The explorer only: no games, no route that writes the store.
+    #[arg(long)]
+    pub explore_only: bool,
 }

@@ -20,6 +20,7 @@ pub fn web(a: WebArgs) -> ExitCode {
         store: a.db.clone(),
         evaluator,
         min_games: a.min_games,
+        explore_only: a.explore_only,
     };
     if !deepred::experience::store::is_server_url(&a.db) && !a.db.exists() {
         return fail(format!(
@@ -29,7 +30,7 @@ pub fn web(a: WebArgs) -> ExitCode {
     }
     let shown = deepred::experience::store::shown(&a.db);
     let result = deepred::web::serve(opts, |addr| {
-        eprintln!("deepred web: http://{addr}/ (the explorer of {shown}; Ctrl-C stops it)");
+        eprintln!("deepred web: http://{addr}/ (the store: {shown}; Ctrl-C stops it)");
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,22 @@ use learner::BiasSettings;
 /// The engine's name and version (`id name` over UCI, the players' names in games).
 pub const ENGINE_NAME: &str = concat!("Deep Red ", env!("CARGO_PKG_VERSION"));
 
+/// In a game against a human Deep Red accepts a draw offer when its own score is at most this
+/// (centipawns, its point of view), or in a [`dead_draw`].
+pub const DRAW_ACCEPT_CP: i32 = -150;
+
+/// A position no one can win in practice: no pawns, queens or rooks, and at most one minor
+/// piece a side (Deep Red accepts a draw offer there whatever its score).
+pub fn dead_draw(pos: &shakmaty::Chess) -> bool {
+    use shakmaty::Position;
+    let b = pos.board();
+    if (b.pawns() | b.queens() | b.rooks()).any() {
+        return false;
+    }
+    let minors = b.knights() | b.bishops();
+    (minors & b.white()).count() <= 1 && (minors & b.black()).count() <= 1
+}
+
 /// What learning from games needs to know: whether to learn, where, and with which constants.
 #[derive(Clone, Debug)]
 pub struct LearnSettings {

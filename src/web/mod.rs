@@ -1,6 +1,7 @@
-//! `deepred web`: the local web application, served by the binary with `axum`. For now the
-//! explorer of the experience store (read-only: no route writes the store) and which move
-//! Deep Red would play; every page, script and the board (cm-chessboard, vendored by
+//! `deepred web`: the local web application, served by the binary with `axum`: games against
+//! Deep Red or between two humans (`play`), learned into the store when they end, and the
+//! explorer of the experience store (`explore`, read-only); with `--explore-only` no route
+//! writes the store. Every page, script and the board (cm-chessboard, vendored by
 //! `scripts/web-vendor.sh`) are served from the binary.
 //!
 //! Requests are small and parsed strictly: a bad FEN, move, PGN or parameter is a 400 with a
@@ -8,6 +9,8 @@
 
 pub mod assets;
 pub mod explore;
+pub mod play;
+mod routes;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -34,6 +37,10 @@ pub const MAX_NODES: u64 = 5_000_000;
 pub enum Error {
     #[error("{0}")]
     BadRequest(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    TooMany(String),
     #[error(transparent)]
     Store(#[from] crate::experience::Error),
     #[error("cannot listen on {addr}: {source}")]
@@ -49,6 +56,8 @@ impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let status = match self {
             Error::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         (
@@ -75,31 +84,50 @@ pub struct WebOptions {
     pub evaluator: Evaluator,
     /// Games a position needs before the book plays from it (`ExperienceMinGames`).
     pub min_games: u32,
+    /// The explorer only: no games, no route that writes the store.
+    pub explore_only: bool,
 }
 
 struct AppState {
     store: Mutex<Store>,
     evaluator: Evaluator,
     min_games: u32,
+    games: Option<play::Games>,
 }
 
 type Shared = Arc<AppState>;
 
-/// The application's routes over an open store (also what the tests serve).
-pub fn router(store: Store, evaluator: Evaluator, min_games: u32) -> Router {
+/// The application's routes over an open store; `games`: the games' store (`None`: the
+/// explorer only).
+fn router(store: Store, evaluator: Evaluator, min_games: u32, games: Option<PathBuf>) -> Router {
+    let playing = games.is_some();
     let state = Arc::new(AppState {
         store: Mutex::new(store),
         evaluator,
         min_games,
+        games: games.map(play::Games::new),
     });
-    Router::new()
-        .route("/", get(|| async { assets::page("index.html") }))
+    let mut app = Router::new()
         .route("/explore", get(|| async { assets::page("index.html") }))
         .route("/assets/{*path}", get(assets::serve))
         .route("/api/explore", get(explore_route))
         .route("/api/choose", get(choose_route))
-        .route("/api/pgn", post(pgn_route))
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .route("/api/pgn", post(pgn_route));
+    if playing {
+        app = app
+            .route("/", get(|| async { assets::page("play.html") }))
+            .route("/play", get(|| async { assets::page("play.html") }))
+            .route("/api/games", post(routes::new_game))
+            .route("/api/games/{id}", get(routes::game))
+            .route("/api/games/{id}/move", post(routes::play_move))
+            .route("/api/games/{id}/takeback", post(routes::takeback))
+            .route("/api/games/{id}/resign", post(routes::resign))
+            .route("/api/games/{id}/draw", post(routes::draw))
+            .route("/api/games/{id}/pgn", get(routes::pgn));
+    } else {
+        app = app.route("/", get(|| async { assets::page("index.html") }));
+    }
+    app.fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
 }
@@ -107,7 +135,8 @@ pub fn router(store: Store, evaluator: Evaluator, min_games: u32) -> Router {
 /// Serves until the process ends; `ready` hears the address once it listens.
 pub fn serve(opts: WebOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), Error> {
     let store = Store::open_read_only(&opts.store)?;
-    let app = router(store, opts.evaluator, opts.min_games);
+    let games = (!opts.explore_only).then(|| opts.store.clone());
+    let app = router(store, opts.evaluator, opts.min_games, games);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()

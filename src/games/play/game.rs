@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{Chess, Color, Move};
 
 use crate::chess::rules::{GameResult, game_end};
 use crate::chess::score::{MATE, MATE_BOUND};
@@ -15,9 +15,7 @@ use crate::search::Limits;
 pub const ENGINE: &str = "Deep Red";
 /// The human players' name in the store and the PGN.
 pub const HUMAN: &str = "Human";
-/// In an engine game the engine accepts a draw when its own score is at most this (centipawns,
-/// its point of view).
-pub const DRAW_ACCEPT_CP: i32 = -150;
+pub use crate::player::{DRAW_ACCEPT_CP, dead_draw};
 /// Milliseconds per engine move when no limit is given.
 pub const DEFAULT_MOVETIME_MS: u64 = 1000;
 
@@ -175,17 +173,6 @@ pub(super) fn color_name(c: Color) -> &'static str {
 /// The game's end by the rules, with the reason, after `moves` from `start`.
 pub fn rule_ending(start: &Chess, moves: &[Move]) -> Option<Ending> {
     game_end(start, moves).map(|e| Ending::Rules(e.result, e.reason.text()))
-}
-
-/// A position no one can win in practice: no pawns, queens or rooks, and at most one minor
-/// piece a side (the engine accepts a draw offer there whatever its score).
-pub fn dead_draw(pos: &Chess) -> bool {
-    let b = pos.board();
-    if (b.pawns() | b.queens() | b.rooks()).any() {
-        return false;
-    }
-    let minors = b.knights() | b.bishops();
-    (minors & b.white()).count() <= 1 && (minors & b.black()).count() <= 1
 }
 
 /// A score from the side to move's point of view, for humans: `+0.35`, `mate in 3`, `mated in 2`.

@@ -1,0 +1,701 @@
+//! Games in the browser: a human against Deep Red (a colour, a clock, a strength, an evaluator)
+//! or two humans on one board. The server holds each game: it checks every move, keeps the
+//! clocks, runs Deep Red's searches on a thread of their own (what they find is shown as they
+//! search), and learns a finished game into the store as `deepred play` does (source `web`). A
+//! game with a take-back is not learned: its moves are not the game that was played.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Color, Move, Position};
+
+use super::Error;
+use super::explore::{MoveName, Walk, dests};
+use crate::chess::notation::{san_of, uci_move};
+use crate::chess::pgn::{pgn_date, write_pgn};
+use crate::chess::rules::{GameResult, game_end};
+use crate::chess::score::{MATE, MATE_BOUND};
+use crate::chess::zobrist::hash_of;
+use crate::eval::EvalKind;
+use crate::experience::records::GameRecord;
+use crate::experience::store::Learned;
+use crate::player::evaluator::{EvalChoice, StoreOf};
+use crate::player::{DRAW_ACCEPT_CP, ENGINE_NAME, LearnSettings, Player, dead_draw, hand_over};
+use crate::search::skill::{Calibration, Skill};
+use crate::search::{Event, Limits, Shared, search};
+
+/// Games kept at once; finished games make room first.
+const MAX_GAMES: usize = 64;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking request never leaves a game unusable: its state is whole between statements.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Who plays a colour.
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Human,
+    Deepred,
+}
+
+/// A new game, as the setup form asks for it.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    pub white: Side,
+    pub black: Side,
+    /// The start position (default: the standard one).
+    pub fen: Option<String>,
+    /// Minutes on each clock (none: no clock; Deep Red then thinks `movetime_ms` a move).
+    pub minutes: Option<f64>,
+    /// Seconds added after each move.
+    #[serde(default)]
+    pub increment: f64,
+    /// Deep Red's time a move without a clock (default 1000).
+    pub movetime_ms: Option<u64>,
+    /// Deep Red's strength on Stockfish 15.1's `UCI_Elo` scale (none: full strength).
+    pub elo: Option<i64>,
+    /// The evaluator Deep Red plays with (default: the learned net).
+    pub evaluator: Option<String>,
+}
+
+/// What Deep Red's search has found so far.
+#[derive(Serialize, Clone, Debug)]
+pub struct Thinking {
+    pub depth: u32,
+    /// Centipawns for the side to move (`None` for a mate score).
+    pub score: Option<i32>,
+    /// Moves to mate, negative when mated.
+    pub mate: Option<i32>,
+    pub nodes: u64,
+    pub pv: Vec<String>,
+}
+
+#[derive(Clone, Copy)]
+struct Clock {
+    /// Milliseconds left, White's and Black's.
+    left: [i64; 2],
+    inc: i64,
+    /// When the side to move's clock started.
+    since: Instant,
+}
+
+impl Clock {
+    /// Milliseconds left now, the side to move's clock running.
+    fn left_now(&self, turn: Color) -> [i64; 2] {
+        let mut left = self.left;
+        left[index(turn)] -= self.since.elapsed().as_millis() as i64;
+        left
+    }
+}
+
+struct State {
+    start: Chess,
+    moves: Vec<Move>,
+    sides: [Side; 2],
+    clock: Option<Clock>,
+    movetime_ms: u64,
+    /// The result and how it came.
+    ending: Option<(GameResult, String)>,
+    takebacks: u32,
+    /// What became of the game in the store, once it ended.
+    learned: Option<String>,
+    /// The last thing to tell (a declined draw).
+    message: Option<String>,
+    /// Deep Red is searching.
+    searching: bool,
+    /// Deep Red's last score, its own view.
+    engine_score: Option<i32>,
+}
+
+impl State {
+    fn position(&self) -> Chess {
+        let mut p = self.start.clone();
+        for &m in &self.moves {
+            p.play_unchecked(m);
+        }
+        p
+    }
+
+    fn side(&self, c: Color) -> Side {
+        self.sides[index(c)]
+    }
+
+    fn engine_to_move(&self) -> bool {
+        self.ending.is_none() && self.side(self.position().turn()) == Side::Deepred
+    }
+
+    /// Plays `m` for the side to move, its clock stopped; the game ends if the rules say so.
+    fn play(&mut self, m: Move) {
+        let turn = self.position().turn();
+        if let Some(c) = &mut self.clock {
+            let i = index(turn);
+            c.left[i] -= c.since.elapsed().as_millis() as i64;
+            if c.left[i] < 0 {
+                c.left[i] = 0;
+                self.ending = Some((
+                    GameResult::won_by(!turn),
+                    format!("{} lost on time", color_name(turn)),
+                ));
+                return;
+            }
+            c.left[i] += c.inc;
+            c.since = Instant::now();
+        }
+        self.moves.push(m);
+        if let Some(end) = game_end(&self.start, &self.moves) {
+            self.ending = Some((end.result, end.reason.text().to_string()));
+        }
+    }
+
+    /// A flag that fell while no one moved.
+    fn check_flag(&mut self) {
+        if self.ending.is_some() {
+            return;
+        }
+        let turn = self.position().turn();
+        if let Some(c) = &mut self.clock
+            && c.left_now(turn)[index(turn)] <= 0
+        {
+            c.left[index(turn)] = 0;
+            self.ending = Some((
+                GameResult::won_by(!turn),
+                format!("{} lost on time", color_name(turn)),
+            ));
+        }
+    }
+
+    fn names(&self) -> [String; 2] {
+        self.sides.map(|s| match s {
+            Side::Human => "Human".to_string(),
+            Side::Deepred => ENGINE_NAME.to_string(),
+        })
+    }
+}
+
+/// White's entries first, then Black's.
+fn index(c: Color) -> usize {
+    if c == Color::White { 0 } else { 1 }
+}
+
+fn color_name(c: Color) -> &'static str {
+    if c == Color::White { "White" } else { "Black" }
+}
+
+/// One game in progress.
+pub struct Game {
+    state: Mutex<State>,
+    player: Mutex<Player>,
+    shared: Shared,
+    thinking: Arc<Mutex<Option<Thinking>>>,
+    settings: LearnSettings,
+    skill_elo: Option<i64>,
+}
+
+/// The games in progress.
+pub struct Games {
+    next: AtomicU64,
+    map: Mutex<HashMap<u64, Arc<Game>>>,
+    store: PathBuf,
+}
+
+/// A game as the page shows it.
+#[derive(Serialize, Debug)]
+pub struct GameView {
+    pub id: u64,
+    pub fen: String,
+    pub start_fen: String,
+    pub moves: Vec<MoveName>,
+    pub turn: &'static str,
+    pub white: Side,
+    pub black: Side,
+    /// Legal moves by square while a human is to move.
+    pub dests: std::collections::BTreeMap<String, Vec<String>>,
+    /// Milliseconds left, White's and Black's (`None` without a clock).
+    pub clock: Option<[i64; 2]>,
+    pub result: Option<&'static str>,
+    pub termination: Option<String>,
+    pub searching: bool,
+    pub thinking: Option<Thinking>,
+    pub takebacks: u32,
+    pub learned: Option<String>,
+    pub message: Option<String>,
+}
+
+impl Games {
+    pub fn new(store: PathBuf) -> Games {
+        Games {
+            next: AtomicU64::new(1),
+            map: Mutex::new(HashMap::new()),
+            store,
+        }
+    }
+
+    fn get(&self, id: u64) -> Result<Arc<Game>, Error> {
+        lock(&self.map)
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| Error::NotFound(format!("no game {id}")))
+    }
+
+    /// Starts a game; Deep Red moves at once when it has White.
+    pub fn create(&self, g: NewGame) -> Result<GameView, Error> {
+        let walk = Walk::parse(g.fen.as_deref(), None)?;
+        let bad = |what: String| Err(Error::BadRequest(what));
+        if let Some(m) = g.minutes
+            && !(m.is_finite() && m > 0.0 && m <= 600.0)
+        {
+            return bad(format!("minutes: {m}, not between 0 and 600"));
+        }
+        if !(g.increment.is_finite() && (0.0..=60.0).contains(&g.increment)) {
+            return bad(format!("increment: {}, not between 0 and 60", g.increment));
+        }
+        let movetime_ms = g.movetime_ms.unwrap_or(1000);
+        if !(10..=600_000).contains(&movetime_ms) {
+            return bad(format!(
+                "movetime_ms: {movetime_ms}, not between 10 and 600000"
+            ));
+        }
+        let kind = match g.evaluator.as_deref() {
+            None | Some("") => EvalKind::DEFAULT,
+            Some(name) => EvalKind::parse(name).map_err(|e| Error::BadRequest(e.to_string()))?,
+        };
+        let settings = LearnSettings::new(self.store.clone(), true);
+        let store = StoreOf {
+            path: &self.store,
+            min_games: settings.bias.min_games,
+        };
+        let mut player = Player::new(64);
+        player.eval = EvalChoice::of(kind, None, store)
+            .map_err(|e| Error::BadRequest(format!("evaluator {kind}: {e}")))?;
+        let state = State {
+            start: walk.position,
+            moves: Vec::new(),
+            sides: [g.white, g.black],
+            clock: g.minutes.map(|m| Clock {
+                left: [(m * 60_000.0) as i64; 2],
+                inc: (g.increment * 1000.0) as i64,
+                since: Instant::now(),
+            }),
+            movetime_ms,
+            ending: None,
+            takebacks: 0,
+            learned: None,
+            message: None,
+            searching: false,
+            engine_score: None,
+        };
+        let game = Arc::new(Game {
+            state: Mutex::new(state),
+            player: Mutex::new(player),
+            shared: Shared::default(),
+            thinking: Arc::new(Mutex::new(None)),
+            settings,
+            skill_elo: g.elo,
+        });
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        {
+            let mut map = lock(&self.map);
+            if map.len() >= MAX_GAMES {
+                map.retain(|_, g| lock(&g.state).ending.is_none());
+            }
+            if map.len() >= MAX_GAMES {
+                return Err(Error::TooMany(format!(
+                    "{MAX_GAMES} games are in progress; finish one first"
+                )));
+            }
+            map.insert(id, game.clone());
+        }
+        start_engine(&game);
+        Ok(view(id, &game))
+    }
+
+    pub fn view(&self, id: u64) -> Result<GameView, Error> {
+        let game = self.get(id)?;
+        let ended = {
+            let mut st = lock(&game.state);
+            st.check_flag();
+            st.ending.is_some() && st.learned.is_none()
+        };
+        if ended {
+            game.shared.stop.store(true, Ordering::SeqCst);
+            finish(&game);
+        }
+        Ok(view(id, &game))
+    }
+
+    /// A human's move (UCI or SAN).
+    pub fn play(&self, id: u64, text: &str) -> Result<GameView, Error> {
+        let game = self.get(id)?;
+        {
+            let mut st = lock(&game.state);
+            st.check_flag();
+            if let Some((r, why)) = &st.ending {
+                return Err(Error::BadRequest(format!(
+                    "the game is over ({}, {why})",
+                    r.as_pgn()
+                )));
+            }
+            let pos = st.position();
+            if st.side(pos.turn()) != Side::Human {
+                return Err(Error::BadRequest("it is Deep Red's move".into()));
+            }
+            let m = crate::chess::notation::parse_move(&pos, text)
+                .map_err(|e| Error::BadRequest(format!("move '{text}': {e}")))?;
+            st.message = None;
+            st.play(m);
+        }
+        after_move(&game);
+        Ok(view(id, &game))
+    }
+
+    /// Takes back the last human move (and Deep Red's reply); the game will not be learned.
+    pub fn takeback(&self, id: u64) -> Result<GameView, Error> {
+        let game = self.get(id)?;
+        game.shared.stop.store(true, Ordering::SeqCst);
+        {
+            let mut st = lock(&game.state);
+            if st.ending.is_some() {
+                return Err(Error::BadRequest("the game is over".into()));
+            }
+            let mut undone = 0;
+            while st.moves.pop().is_some() {
+                undone += 1;
+                let turn = st.position().turn();
+                if st.side(turn) == Side::Human {
+                    break;
+                }
+            }
+            if undone == 0 {
+                return Err(Error::BadRequest("no move to take back".into()));
+            }
+            st.takebacks += 1;
+            st.message = Some("A game with a take-back is not learned.".into());
+            if let Some(c) = &mut st.clock {
+                c.since = Instant::now();
+            }
+        }
+        *lock(&game.thinking) = None;
+        Ok(view(id, &game))
+    }
+
+    /// `color` resigns (default: the side to move, or the human against Deep Red).
+    pub fn resign(&self, id: u64, color: Option<&str>) -> Result<GameView, Error> {
+        let game = self.get(id)?;
+        {
+            let mut st = lock(&game.state);
+            if st.ending.is_some() {
+                return Err(Error::BadRequest("the game is over".into()));
+            }
+            let turn = st.position().turn();
+            let who = match color {
+                Some("white") => Color::White,
+                Some("black") => Color::Black,
+                Some(other) => {
+                    return Err(Error::BadRequest(format!(
+                        "color: '{other}', not white or black"
+                    )));
+                }
+                None if st.side(turn) == Side::Human => turn,
+                None => !turn,
+            };
+            if st.side(who) != Side::Human {
+                return Err(Error::BadRequest("only a human resigns".into()));
+            }
+            st.ending = Some((
+                GameResult::won_by(!who),
+                format!("{} resigned", color_name(who)),
+            ));
+        }
+        game.shared.stop.store(true, Ordering::SeqCst);
+        finish(&game);
+        Ok(view(id, &game))
+    }
+
+    /// A draw offer by a human: agreed between two humans; Deep Red accepts when its score is
+    /// bad enough or no one can win.
+    pub fn draw(&self, id: u64) -> Result<GameView, Error> {
+        let game = self.get(id)?;
+        let accepted = {
+            let mut st = lock(&game.state);
+            if st.ending.is_some() {
+                return Err(Error::BadRequest("the game is over".into()));
+            }
+            let engine = st.sides.contains(&Side::Deepred);
+            let pos = st.position();
+            let accepts =
+                !engine || dead_draw(&pos) || st.engine_score.is_some_and(|s| s <= DRAW_ACCEPT_CP);
+            if accepts {
+                st.ending = Some((GameResult::Draw, "draw agreed".into()));
+            } else {
+                st.message = Some(format!(
+                    "Deep Red declines the draw (its score: {}).",
+                    st.engine_score.map_or("unknown".to_string(), |s| format!(
+                        "{:+.2}",
+                        f64::from(s) / 100.0
+                    ))
+                ));
+            }
+            accepts
+        };
+        if accepted {
+            game.shared.stop.store(true, Ordering::SeqCst);
+            finish(&game);
+        }
+        Ok(view(id, &game))
+    }
+
+    /// The game as PGN.
+    pub fn pgn(&self, id: u64) -> Result<String, Error> {
+        let game = self.get(id)?;
+        let st = lock(&game.state);
+        let [white, black] = st.names();
+        let mut tags = vec![
+            ("Event", "Deep Red in the browser".to_string()),
+            ("Site", "deepred web".to_string()),
+            ("Date", pgn_date()),
+            ("White", white),
+            ("Black", black),
+        ];
+        if let Some((_, why)) = &st.ending {
+            tags.push(("Termination", why.clone()));
+        }
+        Ok(write_pgn(
+            &st.start,
+            &st.moves,
+            st.ending.as_ref().map(|e| e.0),
+            &tags,
+        ))
+    }
+}
+
+/// After a human's move: the end of the game, or Deep Red's turn.
+fn after_move(game: &Arc<Game>) {
+    if lock(&game.state).ending.is_some() {
+        finish(game);
+    } else {
+        start_engine(game);
+    }
+}
+
+/// Deep Red's search on a thread of its own when it is to move; its move is played unless the
+/// game changed meanwhile (a take-back, a resignation).
+fn start_engine(game: &Arc<Game>) {
+    let (root, history, limits, ply) = {
+        let mut st = lock(&game.state);
+        if !st.engine_to_move() || st.searching {
+            return;
+        }
+        st.searching = true;
+        let pos = st.position();
+        let mut history = Vec::with_capacity(st.moves.len());
+        let mut p = st.start.clone();
+        for &m in &st.moves {
+            history.push(hash_of(&p));
+            p.play_unchecked(m);
+        }
+        let limits = match &st.clock {
+            Some(c) => {
+                let left = c.left_now(pos.turn());
+                Limits {
+                    wtime: Some(left[0].max(1) as u64),
+                    btime: Some(left[1].max(1) as u64),
+                    winc: Some(c.inc as u64),
+                    binc: Some(c.inc as u64),
+                    ..Limits::default()
+                }
+            }
+            None => Limits {
+                movetime: Some(st.movetime_ms),
+                ..Limits::default()
+            },
+        };
+        (pos, history, limits, st.moves.len())
+    };
+    *lock(&game.thinking) = None;
+    let game = game.clone();
+    std::thread::spawn(move || {
+        let best = think(&game, root, history, limits);
+        let over = {
+            let mut st = lock(&game.state);
+            st.searching = false;
+            if st.moves.len() != ply || st.ending.is_some() {
+                return;
+            }
+            if let Some((m, score)) = best {
+                st.engine_score = score.or(st.engine_score);
+                st.play(m);
+            }
+            st.ending.is_some()
+        };
+        if over {
+            finish(&game);
+        } else {
+            // Deep Red against itself on one board: the next move.
+            start_engine(&game);
+        }
+    });
+}
+
+/// The book's move, else a search with the thinking reported as it goes.
+fn think(
+    game: &Game,
+    root: Chess,
+    history: Vec<u64>,
+    limits: Limits,
+) -> Option<(Move, Option<i32>)> {
+    let mut player = lock(&game.player);
+    if let Some((m, _)) = player.book_move(&game.settings, &root) {
+        return Some((m, None));
+    }
+    let skill = game.skill_elo.and_then(|elo| {
+        let seed = hash_of(&root) ^ std::process::id() as u64;
+        Skill::from_elo(elo, seed, Calibration::of(player.eval.kind().name()))
+    });
+    let (mut params, inbox) = player.prepare(
+        &game.settings,
+        root.clone(),
+        history,
+        limits,
+        skill.is_none(),
+    );
+    params.skill = skill;
+    let thinking = game.thinking.clone();
+    let at = root.clone();
+    params.reporter = Some(Arc::new(move |e: &Event| {
+        if let Event::Line {
+            depth,
+            score,
+            nodes,
+            pv,
+            ..
+        } = e
+        {
+            *lock(&thinking) = Some(thinking_of(&at, *depth, *score, *nodes, pv));
+        }
+    }));
+    game.shared.stop.store(false, Ordering::SeqCst);
+    game.shared.reset_clock();
+    let r = search(&params, &game.shared, &player.tt());
+    if let Some(inbox) = inbox {
+        hand_over(&inbox, &params, &r);
+    }
+    r.best.map(|m| (m, Some(r.score)))
+}
+
+fn thinking_of(root: &Chess, depth: u32, score: i32, nodes: u64, pv: &[Move]) -> Thinking {
+    let mate = (score.abs() >= MATE_BOUND).then(|| (MATE - score.abs() + 1) / 2 * score.signum());
+    let mut p = root.clone();
+    let mut line = Vec::new();
+    for &m in pv {
+        if !p.is_legal(m) {
+            break;
+        }
+        line.push(san_of(&p, m));
+        p.play_unchecked(m);
+    }
+    Thinking {
+        depth,
+        score: mate.is_none().then_some(score),
+        mate,
+        nodes,
+        pv: line,
+    }
+}
+
+/// The game ended: learned into the store unless a move was taken back.
+fn finish(game: &Game) {
+    let (record, takebacks) = {
+        let mut st = lock(&game.state);
+        let Some(result) = st.ending.as_ref().map(|e| e.0) else {
+            return;
+        };
+        if st.learned.is_some() {
+            return;
+        }
+        // Claimed here, under the lock: one request learns the game.
+        st.learned = Some("being learned".into());
+        let [white, black] = st.names();
+        let record = GameRecord {
+            source: "web".to_string(),
+            white,
+            black,
+            date: pgn_date(),
+            result,
+            start: st.start.clone(),
+            moves: st.moves.clone(),
+            evals: Vec::new(),
+        };
+        (record, st.takebacks)
+    };
+    let note = if takebacks > 0 {
+        "not learned: a move was taken back".to_string()
+    } else if record.moves.is_empty() {
+        "not learned: no move was played".to_string()
+    } else {
+        let mut record = record;
+        let mut player = lock(&game.player);
+        match player.learn_game(&game.settings, &mut record, None) {
+            Ok(Learned::New { .. }) => format!(
+                "learned into {}",
+                crate::experience::store::shown(&game.settings.store)
+            ),
+            Ok(Learned::AlreadyKnown) => "already in the store: nothing new to learn".into(),
+            Err(e) => format!("not learned: {e}"),
+        }
+    };
+    lock(&game.state).learned = Some(note);
+}
+
+fn view(id: u64, game: &Game) -> GameView {
+    let st = lock(&game.state);
+    let pos = st.position();
+    let mut moves = Vec::with_capacity(st.moves.len());
+    let mut p = st.start.clone();
+    for &m in &st.moves {
+        moves.push(MoveName {
+            uci: uci_move(m, false),
+            san: san_of(&p, m),
+        });
+        p.play_unchecked(m);
+    }
+    let human_to_move = st.ending.is_none() && st.side(pos.turn()) == Side::Human;
+    GameView {
+        id,
+        fen: crate::chess::fen::fen_of(&pos),
+        start_fen: crate::chess::fen::fen_of(&st.start),
+        moves,
+        turn: if pos.turn() == Color::White {
+            "white"
+        } else {
+            "black"
+        },
+        white: st.sides[0],
+        black: st.sides[1],
+        dests: if human_to_move {
+            dests(&pos)
+        } else {
+            Default::default()
+        },
+        clock: st.clock.map(|c| {
+            if st.ending.is_some() {
+                c.left
+            } else {
+                c.left_now(pos.turn()).map(|l| l.max(0))
+            }
+        }),
+        result: st.ending.as_ref().map(|e| e.0.as_pgn()),
+        termination: st.ending.as_ref().map(|e| e.1.clone()),
+        searching: st.searching,
+        thinking: lock(&game.thinking).clone(),
+        takebacks: st.takebacks,
+        learned: st.learned.clone(),
+        message: st.message.clone(),
+    }
+}
