@@ -54,7 +54,7 @@ const base = await new Promise((resolve, reject) => {
     let text = ""
     server.stderr.on("data", (d) => {
         text += d
-        const m = text.match(/http:\/\/[0-9.:]+/)
+        const m = text.match(/http:\/\/[0-9.:]+(?=\/)/)
         if (m) resolve(m[0])
     })
     server.on("exit", (code) => reject(new Error(`deepred web exited (${code}): ${text}`)))
