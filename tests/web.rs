@@ -478,3 +478,53 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
     assert!(std::fs::read(db).unwrap() == before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_learning_page_reads_the_growth_and_the_promoted_generations() {
+    use deepred::experience::store::{Store, StoredNet};
+    use deepred::nn::net::Kind;
+    let dir = temp_dir("watch");
+    let db = dir.join("store.sqlite");
+    let db = db.to_str().unwrap();
+    import(db, &dir);
+    // Two generations promoted as the loop promotes them (the store's nets table).
+    let layout = vec![("ft".to_string(), 768, 8), ("out".to_string(), 16, 1)];
+    {
+        let mut store = Store::open(Path::new(db)).unwrap();
+        for g in [1, 2] {
+            let mut meta = deepred::nn::random::metadata(Kind::Learned, &layout);
+            meta.insert("gate".into(), format!("gate of {g}"));
+            meta.insert("positions".into(), (1000 * g).to_string());
+            let bytes = deepred::nn::random::serialize(
+                &deepred::nn::random::tensors(&layout, g as u64),
+                meta,
+            )
+            .unwrap();
+            let net = StoredNet {
+                generation: g,
+                kind: "learned".into(),
+                parent: Some(g - 1),
+                created_at: 1_700_000_000 + g,
+                bytes,
+            };
+            assert!(store.publish_net(&net).unwrap());
+        }
+    }
+    let s = Server::start_with(db, &["--explore-only"]);
+    let g = s.json("/api/growth");
+    assert_eq!(g["games"], 5);
+    let points = g["points"].as_array().unwrap();
+    assert_eq!(points.last().unwrap()[1], 5.0);
+    // The tree rows the five games touched: one per ply of each (7, 4, 4, 4 and 4 plies).
+    let plies = [7u64, 4, 4, 4, 4];
+    assert_eq!(points.last().unwrap()[2], plies.iter().sum::<u64>() as f64);
+    let gens = s.json("/api/generations");
+    assert_eq!(gens.as_array().unwrap().len(), 2, "{gens}");
+    assert_eq!(gens[1]["generation"], 2);
+    assert_eq!(gens[1]["parent"], 1);
+    assert_eq!(gens[1]["gate"], "gate of 2");
+    assert_eq!(gens[1]["positions"], "2000");
+    assert!(s.get("/learn").1.contains("/assets/learn.js"));
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -218,8 +218,15 @@ try {
     await settle()
     assert.deepEqual((await row("c7")).slice(0, 2), ["c7", "1"])
 
+    // Watch it learn: the six games (five imported, one played) on the growth chart.
+    await page.goto(base + "/learn")
+    await page.waitForFunction(() => document.getElementById("growth-summary").textContent.startsWith("6 games learned"))
+    assert.equal(await page.locator("#growth svg path").count(), 1)
+    assert.match(await page.textContent("#generations-summary"), /No generation promoted/)
+    if (shots) await page.screenshot({path: join(shots, "web-learn.png"), fullPage: true})
+
     assert.deepEqual(errors, [])
-    console.log("browser check: the explorer and a game in headless Chromium: ok")
+    console.log("browser check: the explorer, a game and the learning page in headless Chromium: ok")
 } finally {
     await browser.close()
     server.kill()

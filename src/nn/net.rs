@@ -86,6 +86,12 @@ impl NetFile {
         Ok(f)
     }
 
+    /// The metadata of a net file's bytes, without its tensors (`None`: not a safetensors file).
+    pub fn metadata_of(bytes: &[u8]) -> Option<HashMap<String, String>> {
+        let (_, metadata) = SafeTensors::read_metadata(bytes).ok()?;
+        Some(metadata.metadata().clone().unwrap_or_default())
+    }
+
     /// Reads `path` and checks the metadata (`format`, `kind`, `features`). With `expect`, a
     /// net of another kind is refused.
     pub fn load(path: &Path, expect: Option<Kind>) -> Result<NetFile, Error> {

@@ -11,6 +11,7 @@ pub mod assets;
 pub mod explore;
 pub mod play;
 mod routes;
+pub mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -112,7 +113,10 @@ fn router(store: Store, evaluator: Evaluator, min_games: u32, games: Option<Path
         .route("/assets/{*path}", get(assets::serve))
         .route("/api/explore", get(explore_route))
         .route("/api/choose", get(choose_route))
-        .route("/api/pgn", post(pgn_route));
+        .route("/api/pgn", post(pgn_route))
+        .route("/learn", get(|| async { assets::page("learn.html") }))
+        .route("/api/growth", get(growth_route))
+        .route("/api/generations", get(generations_route));
     if playing {
         app = app
             .route("/", get(|| async { assets::page("play.html") }))
@@ -205,6 +209,20 @@ async fn choose_route(
     })
     .await?;
     Ok(Json(out))
+}
+
+async fn growth_route(State(state): State<Shared>) -> Result<Json<watch::Growth>, Error> {
+    Ok(Json(
+        with_store(state, |store, _| watch::growth(store)).await?,
+    ))
+}
+
+async fn generations_route(
+    State(state): State<Shared>,
+) -> Result<Json<Vec<watch::Generation>>, Error> {
+    Ok(Json(
+        with_store(state, |store, _| watch::generations(store)).await?,
+    ))
 }
 
 #[derive(Serialize)]

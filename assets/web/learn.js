@@ -1,0 +1,74 @@
+// Watch it learn: the store's growth (games learned against time, drawn as an SVG line) and the
+// generations of the learned net that `deepred learn` promoted into the store. Read every ten
+// seconds, so a running loop or a game being learned shows up.
+const $ = (id) => document.getElementById(id)
+const SVG = "http://www.w3.org/2000/svg"
+
+function el(name, attrs, text) {
+    const e = document.createElementNS(SVG, name)
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v)
+    if (text !== undefined) e.textContent = text
+    return e
+}
+
+// A line chart of points [x, y] with axis labels.
+function chart(points, xLabel, yLabel) {
+    const w = 640, h = 300, left = 60, bottom = 40, top = 10, right = 10
+    const svg = el("svg", {viewBox: `0 0 ${w} ${h}`, width: "100%", role: "img"})
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1])
+    const x1 = Math.max(...xs, 1e-9), y1 = Math.max(...ys, 1)
+    const X = (x) => left + (x / x1) * (w - left - right)
+    const Y = (y) => h - bottom - (y / y1) * (h - top - bottom)
+    svg.append(el("line", {x1: left, y1: h - bottom, x2: w - right, y2: h - bottom, stroke: "#444"}))
+    svg.append(el("line", {x1: left, y1: top, x2: left, y2: h - bottom, stroke: "#444"}))
+    for (const f of [0, 0.5, 1]) {
+        svg.append(el("text", {x: X(f * x1), y: h - bottom + 16, "text-anchor": "middle", "font-size": 12}, (x1 < 10 ? Number((f * x1).toPrecision(2)) : Math.round(f * x1))))
+        svg.append(el("text", {x: left - 6, y: Y(f * y1) + 4, "text-anchor": "end", "font-size": 12}, Math.round(f * y1)))
+    }
+    svg.append(el("text", {x: (left + w) / 2, y: h - 6, "text-anchor": "middle", "font-size": 13}, xLabel))
+    svg.append(el("text", {x: 14, y: (top + h - bottom) / 2, "text-anchor": "middle", "font-size": 13, transform: `rotate(-90 14 ${(top + h - bottom) / 2})`}, yLabel))
+    const d = points.map((p, i) => `${i ? "L" : "M"}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(" ")
+    svg.append(el("path", {d, fill: "none", stroke: "#7a1f1f", "stroke-width": 2}))
+    return svg
+}
+
+async function getJson(url) {
+    const r = await fetch(url)
+    const body = await r.json().catch(() => ({error: `${r.status} ${r.statusText}`}))
+    if (!r.ok) throw new Error(body.error || `${r.status}`)
+    return body
+}
+
+async function refresh() {
+    try {
+        const g = await getJson("/api/growth")
+        const last = g.points[g.points.length - 1]
+        $("growth-summary").textContent = g.games
+            ? `${g.games} games learned over ${last[0].toFixed(1)} hours; ${last[2]} moves of the win/draw/loss tree counted.`
+            : "No game learned yet."
+        $("growth").replaceChildren(...(g.games ? [chart(g.points.map((p) => [p[0], p[1]]), "hours since the first game", "games learned")] : []))
+        const gens = await getJson("/api/generations")
+        $("generations-summary").textContent = gens.length
+            ? `${gens.length} generations promoted by deepred learn; the newest plays when EvalFile is auto.`
+            : "No generation promoted into this store yet (deepred learn promotes them)."
+        const body = $("generations").tBodies[0]
+        body.replaceChildren()
+        for (const n of gens.slice().reverse()) {
+            const tr = document.createElement("tr")
+            const cells = [n.generation, n.parent ?? "", new Date(n.created_at * 1000).toLocaleString(), n.gate ?? "", n.positions ?? ""]
+            for (const c of cells) {
+                const td = document.createElement("td")
+                td.textContent = String(c)
+                tr.append(td)
+            }
+            body.append(tr)
+        }
+        $("error").hidden = true
+    } catch (err) {
+        $("error").textContent = err.message
+        $("error").hidden = false
+    }
+}
+
+refresh()
+setInterval(refresh, 10000)
