@@ -113,6 +113,14 @@ fn the_loop_promotes_records_and_installs_a_net_that_auto_plays() {
         24
     );
     assert_eq!(store.latest_net_generation("learned").unwrap(), Some(1));
+    // What the loop said last is kept for those who watch the store (deepred web).
+    let (at, line) = store.loop_status().unwrap().expect("the loop's status");
+    assert!(log.contains(&format!("learn: {line}")), "{line}\n{log}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    assert!((now - at).abs() < 600, "{at}");
     let kept = store.net(1).unwrap().unwrap();
     assert_eq!(kept.parent, Some(0));
     // Installed in the data folder, the same bytes, with its history in its metadata.
@@ -353,4 +361,9 @@ fn postgres_a_farm_of_two_players_and_a_trainer() {
         + store.count_games("learn", "Deep Red learn gen 1").unwrap();
     assert_eq!(in_store, played);
     assert!(store.count_games("learn", "Deep Red learn gen 1").unwrap() > 0);
+    let (_, line) = store.loop_status().unwrap().expect("the farm's status");
+    assert!(
+        line.starts_with("(player) ") || line.starts_with("(trainer) "),
+        "{line}"
+    );
 }

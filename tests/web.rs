@@ -511,6 +511,14 @@ fn the_learning_page_reads_the_growth_and_the_promoted_generations() {
         }
     }
     let s = Server::start_with(db, &["--explore-only"]);
+    assert!(s.json("/api/learning").is_null());
+    Store::open(Path::new(db))
+        .unwrap()
+        .set_loop_status(1_700_000_123, "play: generation 2 has 10 of 20 games")
+        .unwrap();
+    let l = s.json("/api/learning");
+    assert_eq!(l["line"], "play: generation 2 has 10 of 20 games");
+    assert_eq!(l["at"], 1_700_000_123);
     let g = s.json("/api/growth");
     assert_eq!(g["games"], 5);
     let points = g["points"].as_array().unwrap();

@@ -47,6 +47,12 @@ async function refresh() {
             ? `${g.games} games learned over ${last[0].toFixed(1)} hours; ${last[2]} moves of the win/draw/loss tree counted.`
             : "No game learned yet."
         $("growth").replaceChildren(...(g.games ? [chart(g.points.map((p) => [p[0], p[1]]), "hours since the first game", "games learned")] : []))
+        const status = await getJson("/api/learning")
+        $("loop").textContent = !status
+            ? "No deepred learn has run on this store."
+            : status.age_s < 600
+                ? `deepred learn, ${status.age_s} s ago: ${status.line}`
+                : `deepred learn said last, ${new Date(status.at * 1000).toLocaleString()}: ${status.line}`
         const gens = await getJson("/api/generations")
         $("generations-summary").textContent = gens.length
             ? `${gens.length} generations promoted by deepred learn; the newest plays when EvalFile is auto.`

@@ -211,8 +211,40 @@ pub struct LearnReport {
 }
 
 /// Runs the loop (or its part, by `opts.mode`) until `opts.generations` promotions, or until
-/// stopped. `status` gets one line per step.
+/// stopped. `status` gets one line per step; each is also kept in the store for those who
+/// watch it (`deepred web`).
 pub fn run(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<LearnReport, Error> {
+    let published = std::sync::Mutex::new(None::<Store>);
+    let mode = match opts.mode {
+        Mode::Full => "",
+        Mode::PlayOnly => "(player) ",
+        Mode::TrainOnly => "(trainer) ",
+    };
+    let status = |line: &str| {
+        status(line);
+        publish_status(&published, &opts.store, &format!("{mode}{line}"));
+    };
+    run_steps(opts, &status)
+}
+
+/// Keeps `line` in the store (`Store::set_loop_status`); a store that cannot take it only
+/// loses the line (the loop's own writes report their errors).
+fn publish_status(store: &std::sync::Mutex<Option<Store>>, path: &Path, line: &str) {
+    let mut slot = store.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.is_none() {
+        *slot = Store::open(path).ok();
+    }
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    if let Some(s) = slot.as_ref()
+        && s.set_loop_status(at, line).is_err()
+    {
+        *slot = None;
+    }
+}
+
+fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<LearnReport, Error> {
     std::fs::create_dir_all(&opts.dir).map_err(Error::io("cannot create", &opts.dir))?;
     let mut report = LearnReport::default();
     if opts.mode == Mode::PlayOnly {

@@ -116,7 +116,8 @@ fn router(store: Store, evaluator: Evaluator, min_games: u32, games: Option<Path
         .route("/api/pgn", post(pgn_route))
         .route("/learn", get(|| async { assets::page("learn.html") }))
         .route("/api/growth", get(growth_route))
-        .route("/api/generations", get(generations_route));
+        .route("/api/generations", get(generations_route))
+        .route("/api/learning", get(learning_route));
     if playing {
         app = app
             .route("/", get(|| async { assets::page("play.html") }))
@@ -222,6 +223,14 @@ async fn generations_route(
 ) -> Result<Json<Vec<watch::Generation>>, Error> {
     Ok(Json(
         with_store(state, |store, _| watch::generations(store)).await?,
+    ))
+}
+
+async fn learning_route(
+    State(state): State<Shared>,
+) -> Result<Json<Option<watch::LoopStatus>>, Error> {
+    Ok(Json(
+        with_store(state, |store, _| watch::loop_status(store)).await?,
     ))
 }
 

@@ -1,6 +1,6 @@
-//! Watching Deep Red learn: the store's growth over time, and the generations of the learned
-//! net that `deepred learn` promoted into it (with each one's gate result and data), read from
-//! the store (read-only).
+//! Watching Deep Red learn: the store's growth over time, the generations of the learned net
+//! that `deepred learn` promoted into it (with each one's gate result and data), and what a
+//! running loop said last; read from the store (read-only).
 
 use serde::Serialize;
 
@@ -71,4 +71,25 @@ pub fn generations(store: &Store) -> Result<Vec<Generation>, Error> {
         });
     }
     Ok(out)
+}
+
+/// What a `deepred learn` on this store said last.
+#[derive(Serialize, Debug)]
+pub struct LoopStatus {
+    pub line: String,
+    /// Unix seconds.
+    pub at: i64,
+    /// Seconds since (a loop silent for long may have stopped).
+    pub age_s: i64,
+}
+
+pub fn loop_status(store: &Store) -> Result<Option<LoopStatus>, Error> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Ok(store.loop_status()?.map(|(at, line)| LoopStatus {
+        line,
+        at,
+        age_s: (now - at).max(0),
+    }))
 }

@@ -1,6 +1,7 @@
 //! The nets the learning loop promoted (`nets`, schema 5): each generation's net file, whole,
 //! kept in the store so that every machine learning into it (a farm on one server) picks up the
-//! newest one between games. Written once per generation; never changed.
+//! newest one between games. Written once per generation; never changed. And what a running
+//! loop is doing (`meta` key `learn_status`), for those who watch the store.
 
 use rusqlite::OptionalExtension;
 
@@ -73,4 +74,40 @@ impl Store {
         .optional()
         .map_err(|e| Error::sqlite(&self.path, e))
     }
+
+    /// Says what a running `deepred learn` is doing (`line`, at Unix second `at`), for those who
+    /// watch the store (`deepred web`); the last one wins.
+    pub fn set_loop_status(&self, at: i64, line: &str) -> Result<(), Error> {
+        let value = format!("{at}\t{line}");
+        let conn = sqlite_or!(self, pg => pg.set_meta(LOOP_STATUS, &value));
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [LOOP_STATUS, &value],
+        )
+        .map(|_| ())
+        .map_err(|e| Error::sqlite(&self.path, e))
+    }
+
+    /// The last thing a `deepred learn` on this store said, with its Unix second.
+    pub fn loop_status(&self) -> Result<Option<(i64, String)>, Error> {
+        let value: Option<String> = match &self.backend {
+            Backend::Postgres(pg) => pg.meta(LOOP_STATUS)?,
+            Backend::Sqlite(conn) => conn
+                .query_row(
+                    "SELECT value FROM meta WHERE key = ?1",
+                    [LOOP_STATUS],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| Error::sqlite(&self.path, e))?,
+        };
+        Ok(value.and_then(|v| {
+            let (at, line) = v.split_once('\t')?;
+            Some((at.parse().ok()?, line.to_string()))
+        }))
+    }
 }
+
+/// The `meta` key of [`Store::set_loop_status`].
+const LOOP_STATUS: &str = "learn_status";

@@ -479,6 +479,26 @@ impl PgStore {
         Ok(out)
     }
 
+    /// A `meta` value (see [`Store::set_loop_status`]).
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<(), Error> {
+        self.client()
+            .execute(
+                "INSERT INTO meta (key, value) VALUES ($1, $2)
+                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                &[&key, &value],
+            )
+            .map(|_| ())
+            .map_err(self.e())
+    }
+
+    /// A `meta` value, if set.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, Error> {
+        self.client()
+            .query_opt("SELECT value FROM meta WHERE key = $1", &[&key])
+            .map(|r| r.map(|r| r.get(0)))
+            .map_err(self.e())
+    }
+
     /// See [`Store::games_after`]; `evals`: the column, or `NULL` in an older store.
     pub fn games_after(
         &self,
