@@ -2,11 +2,8 @@
 // position, and what the experience store knows of the position on the board. The server
 // checks every move; this script only asks and draws. The state lives in the URL
 // (?fen=...&moves=e2e4,e7e5), so a position can be linked to.
-import {Chessboard, COLOR, INPUT_EVENT_TYPE} from "./vendor/cm-chessboard/src/Chessboard.js"
-import {Markers, MARKER_TYPE} from "./vendor/cm-chessboard/src/extensions/markers/Markers.js"
-import {PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE} from "./vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js"
+import {COLOR, MARKER_TYPE, START, makeBoard, moveInput} from "./board.js"
 
-const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 const $ = (id) => document.getElementById(id)
 
 const state = {
@@ -15,12 +12,7 @@ const state = {
     data: null,     // the last /api/explore answer
 }
 
-const board = new Chessboard($("board"), {
-    position: START,
-    assetsUrl: "/assets/vendor/cm-chessboard/assets/",
-    style: {pieces: {file: "pieces/standard.svg"}, animationDuration: 150},
-    extensions: [{class: Markers, props: {autoMarkers: MARKER_TYPE.frame}}, {class: PromotionDialog}],
-})
+const board = makeBoard($("board"))
 
 function showError(text) {
     const e = $("error")
@@ -147,41 +139,7 @@ function walk(uci) {
     load(state.startFen, [...state.moves, uci])
 }
 
-function inputHandler(event) {
-    const d = state.data
-    if (!d) return false
-    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) {
-        const targets = d.dests[event.squareFrom] || []
-        for (const sq of targets) event.chessboard.addMarker(MARKER_TYPE.dot, sq)
-        return targets.length > 0
-    }
-    if (event.type === INPUT_EVENT_TYPE.validateMoveInput) {
-        event.chessboard.removeMarkers(MARKER_TYPE.dot)
-        const targets = d.dests[event.squareFrom] || []
-        if (!targets.includes(event.squareTo)) return false
-        const pawn = event.piece && event.piece[1] === "p"
-        const last = event.squareTo[1] === "8" || event.squareTo[1] === "1"
-        if (pawn && last) {
-            const color = d.turn === "white" ? COLOR.white : COLOR.black
-            board.showPromotionDialog(event.squareTo, color, (result) => {
-                if (result.type === PROMOTION_DIALOG_RESULT_TYPE.pieceSelected) {
-                    walk(event.squareFrom + event.squareTo + result.piece[1])
-                } else {
-                    board.setPosition(d.fen, false)
-                }
-            })
-            return true
-        }
-        walk(event.squareFrom + event.squareTo)
-        return true
-    }
-    if (event.type === INPUT_EVENT_TYPE.moveInputCanceled) {
-        event.chessboard.removeMarkers(MARKER_TYPE.dot)
-    }
-    return true
-}
-
-board.enableMoveInput(inputHandler)
+board.enableMoveInput(moveInput(board, () => state.data, walk))
 
 $("moves").tBodies[0].addEventListener("click", (e) => {
     const tr = e.target.closest("tr")

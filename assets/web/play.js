@@ -1,22 +1,15 @@
 // Play in `deepred web`: the server holds the game (moves checked, clocks, Deep Red's searches,
 // learning when it ends); this script sends the human's moves and draws what it answers,
 // asking again every quarter second while a clock runs or Deep Red thinks.
-import {Chessboard, COLOR, INPUT_EVENT_TYPE} from "./vendor/cm-chessboard/src/Chessboard.js"
-import {Markers, MARKER_TYPE} from "./vendor/cm-chessboard/src/extensions/markers/Markers.js"
-import {PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE} from "./vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js"
+import {COLOR, START, makeBoard, moveInput} from "./board.js"
 
-const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 const $ = (id) => document.getElementById(id)
 let game = null      // the last answer of the server
 let timer = null
 let flipped = false
 
-const board = new Chessboard($("board"), {
-    position: START,
-    assetsUrl: "/assets/vendor/cm-chessboard/assets/",
-    style: {pieces: {file: "pieces/standard.svg"}, animationDuration: 150},
-    extensions: [{class: Markers, props: {autoMarkers: MARKER_TYPE.frame}}, {class: PromotionDialog}],
-})
+const board = makeBoard($("board"))
+const inputHandler = moveInput(board, () => game, (uci) => act("POST", "/move", {move: uci}))
 
 function showError(text) {
     $("error").textContent = text || ""
@@ -117,34 +110,6 @@ function show(g) {
             }
         }, 250)
     }
-}
-
-function inputHandler(event) {
-    const g = game
-    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) {
-        const targets = g.dests[event.squareFrom] || []
-        for (const sq of targets) event.chessboard.addMarker(MARKER_TYPE.dot, sq)
-        return targets.length > 0
-    }
-    if (event.type === INPUT_EVENT_TYPE.validateMoveInput) {
-        event.chessboard.removeMarkers(MARKER_TYPE.dot)
-        if (!(g.dests[event.squareFrom] || []).includes(event.squareTo)) return false
-        const pawn = event.piece && event.piece[1] === "p"
-        if (pawn && (event.squareTo[1] === "8" || event.squareTo[1] === "1")) {
-            board.showPromotionDialog(event.squareTo, g.turn === "white" ? COLOR.white : COLOR.black, (result) => {
-                if (result.type === PROMOTION_DIALOG_RESULT_TYPE.pieceSelected) {
-                    act("POST", "/move", {move: event.squareFrom + event.squareTo + result.piece[1]})
-                } else {
-                    board.setPosition(g.fen, false)
-                }
-            })
-            return true
-        }
-        act("POST", "/move", {move: event.squareFrom + event.squareTo})
-        return true
-    }
-    if (event.type === INPUT_EVENT_TYPE.moveInputCanceled) event.chessboard.removeMarkers(MARKER_TYPE.dot)
-    return true
 }
 
 $("setup").addEventListener("submit", async (e) => {
