@@ -510,7 +510,34 @@ fn the_learning_page_reads_the_growth_and_the_promoted_generations() {
             assert!(store.publish_net(&net).unwrap());
         }
     }
-    let s = Server::start_with(db, &["--explore-only"]);
+    // The loop's generations.csv and a learning curve, as the server was told; a missing one
+    // is said, not fatal.
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let gens_csv = "generation,opponent,games,score_pct,elo,elo_95\n1,pst,200,60.0,70,40\n";
+    std::fs::write(work.join("generations.csv"), gens_csv).unwrap();
+    let curve = dir.join("curve.csv");
+    std::fs::write(
+        &curve,
+        "block,games_learned,learning,score_pct,elo,elo_95\n0,0,on,50.0,0,60\n",
+    )
+    .unwrap();
+    let s = Server::start_with(
+        db,
+        &[
+            "--explore-only",
+            "--learn-dir",
+            work.to_str().unwrap(),
+            "--curve",
+            curve.to_str().unwrap(),
+            "--curve",
+            "/nonexistent/curve.csv",
+        ],
+    );
+    let c = s.json("/api/curves");
+    assert_eq!(c[0]["csv"], gens_csv);
+    assert!(c[1]["csv"].as_str().unwrap().contains("games_learned"));
+    assert!(c[2]["csv"].is_null() && c[2]["error"].is_string(), "{c}");
     assert!(s.json("/api/learning").is_null());
     Store::open(Path::new(db))
         .unwrap()

@@ -49,7 +49,8 @@ const env = {...process.env, DEEPRED_HOME: join(dir, "home")}
 execFileSync(deepred, ["import", join(dir, "five.pgn"), "--db", store], {env})
 const before = readFileSync(store)
 
-const server = spawn(deepred, ["web", "--db", store, "--listen", "127.0.0.1:0"], {env, stdio: ["ignore", "ignore", "pipe"]})
+writeFileSync(join(dir, "curve.csv"), "block,games_learned,learning,score_pct,elo,elo_95\n-,0,off,50.0,0,60\n0,0,on,45.0,-35,60\n1,100,on,60.0,70,60\n")
+const server = spawn(deepred, ["web", "--db", store, "--listen", "127.0.0.1:0", "--curve", join(dir, "curve.csv")], {env, stdio: ["ignore", "ignore", "pipe"]})
 const base = await new Promise((resolve, reject) => {
     let text = ""
     server.stderr.on("data", (d) => {
@@ -223,6 +224,8 @@ try {
     await page.waitForFunction(() => document.getElementById("growth-summary").textContent.startsWith("6 games learned"))
     assert.equal(await page.locator("#growth svg path").count(), 1)
     assert.match(await page.textContent("#generations-summary"), /No generation promoted/)
+    await page.waitForFunction(() => document.querySelectorAll("#curves svg circle").length === 3)
+    assert.match(await page.textContent("#curves"), /learning off.*learning on/)
     if (shots) await page.screenshot({path: join(shots, "web-learn.png"), fullPage: true})
 
     assert.deepEqual(errors, [])

@@ -25,4 +25,12 @@ pub struct WebArgs {
     /// The explorer only: no games, no route that writes the store.
     #[arg(long)]
     pub explore_only: bool,
+    /// The learning loop's work folder, whose generations.csv the learning page draws
+    /// (default: `learn` in Deep Red's data folder, deepred learn's own default).
+    #[arg(long)]
+    pub learn_dir: Option<std::path::PathBuf>,
+    /// A learning curve to draw (the CSV of scripts/learn-curve.sh, or a generations.csv);
+    /// repeatable.
+    #[arg(long)]
+    pub curve: Vec<std::path::PathBuf>,
 }

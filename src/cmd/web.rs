@@ -21,6 +21,11 @@ pub fn web(a: WebArgs) -> ExitCode {
         evaluator,
         min_games: a.min_games,
         explore_only: a.explore_only,
+        learn_dir: a
+            .learn_dir
+            .clone()
+            .or_else(|| deepred::experience::location::data_dir().map(|d| d.join("learn"))),
+        curves: a.curve.clone(),
     };
     if !deepred::experience::store::is_server_url(&a.db) && !a.db.exists() {
         return fail(format!(

@@ -87,6 +87,10 @@ pub struct WebOptions {
     pub min_games: u32,
     /// The explorer only: no games, no route that writes the store.
     pub explore_only: bool,
+    /// The learning loop's work folder (its `generations.csv`), if any.
+    pub learn_dir: Option<PathBuf>,
+    /// Learning-curve CSVs to draw.
+    pub curves: Vec<PathBuf>,
 }
 
 struct AppState {
@@ -94,19 +98,22 @@ struct AppState {
     evaluator: Evaluator,
     min_games: u32,
     games: Option<play::Games>,
+    learn_dir: Option<PathBuf>,
+    curves: Vec<PathBuf>,
 }
 
 type Shared = Arc<AppState>;
 
-/// The application's routes over an open store; `games`: the games' store (`None`: the
-/// explorer only).
-fn router(store: Store, evaluator: Evaluator, min_games: u32, games: Option<PathBuf>) -> Router {
-    let playing = games.is_some();
+/// The application's routes over an open store.
+fn router(store: Store, opts: WebOptions) -> Router {
+    let playing = !opts.explore_only;
     let state = Arc::new(AppState {
         store: Mutex::new(store),
-        evaluator,
-        min_games,
-        games: games.map(play::Games::new),
+        evaluator: opts.evaluator,
+        min_games: opts.min_games,
+        games: playing.then(|| play::Games::new(opts.store.clone())),
+        learn_dir: opts.learn_dir,
+        curves: opts.curves,
     });
     let mut app = Router::new()
         .route("/explore", get(|| async { assets::page("index.html") }))
@@ -117,7 +124,8 @@ fn router(store: Store, evaluator: Evaluator, min_games: u32, games: Option<Path
         .route("/learn", get(|| async { assets::page("learn.html") }))
         .route("/api/growth", get(growth_route))
         .route("/api/generations", get(generations_route))
-        .route("/api/learning", get(learning_route));
+        .route("/api/learning", get(learning_route))
+        .route("/api/curves", get(curves_route));
     if playing {
         app = app
             .route("/", get(|| async { assets::page("play.html") }))
@@ -140,17 +148,17 @@ fn router(store: Store, evaluator: Evaluator, min_games: u32, games: Option<Path
 /// Serves until the process ends; `ready` hears the address once it listens.
 pub fn serve(opts: WebOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), Error> {
     let store = Store::open_read_only(&opts.store)?;
-    let games = (!opts.explore_only).then(|| opts.store.clone());
-    let app = router(store, opts.evaluator, opts.min_games, games);
+    let listen = opts.listen;
+    let app = router(store, opts);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
         .build()?;
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(opts.listen)
+        let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|source| Error::Listen {
-                addr: opts.listen,
+                addr: listen,
                 source,
             })?;
         ready(listener.local_addr()?);
@@ -224,6 +232,15 @@ async fn generations_route(
     Ok(Json(
         with_store(state, |store, _| watch::generations(store)).await?,
     ))
+}
+
+async fn curves_route(State(state): State<Shared>) -> Result<Json<Vec<watch::Curve>>, Error> {
+    let out = tokio::task::spawn_blocking(move || {
+        watch::curves(state.learn_dir.as_deref(), &state.curves)
+    })
+    .await
+    .map_err(|e| Error::Io(std::io::Error::other(e.to_string())))?;
+    Ok(Json(out))
 }
 
 async fn learning_route(

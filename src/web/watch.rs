@@ -93,3 +93,53 @@ pub fn loop_status(store: &Store) -> Result<Option<LoopStatus>, Error> {
         age_s: (now - at).max(0),
     }))
 }
+
+/// A CSV of matches the learning page draws: the loop's `generations.csv` (each generation
+/// against its parent and the references) or a learning curve (`scripts/learn-curve.sh`).
+#[derive(Serialize, Debug)]
+pub struct Curve {
+    pub name: String,
+    /// The file's text (columns `elo`, `elo_95`, and `generation` or `games_learned`).
+    pub csv: Option<String>,
+    /// Why it could not be read.
+    pub error: Option<String>,
+}
+
+/// The largest CSV served.
+const MAX_CSV: u64 = 1 << 20;
+
+/// The loop's `generations.csv` in `learn_dir` when there is one, then each of `files` (paths
+/// the server was started with; a request names none).
+pub fn curves(learn_dir: Option<&std::path::Path>, files: &[std::path::PathBuf]) -> Vec<Curve> {
+    let generations = learn_dir
+        .map(|d| d.join("generations.csv"))
+        .filter(|p| p.is_file());
+    generations
+        .iter()
+        .chain(files)
+        .map(|p| {
+            let name = p.display().to_string();
+            let read = std::fs::metadata(p)
+                .map_err(|e| e.to_string())
+                .and_then(|m| {
+                    if m.len() > MAX_CSV {
+                        Err(format!("{} bytes, more than {MAX_CSV}", m.len()))
+                    } else {
+                        std::fs::read_to_string(p).map_err(|e| e.to_string())
+                    }
+                });
+            match read {
+                Ok(csv) => Curve {
+                    name,
+                    csv: Some(csv),
+                    error: None,
+                },
+                Err(e) => Curve {
+                    name,
+                    csv: None,
+                    error: Some(e),
+                },
+            }
+        })
+        .collect()
+}
