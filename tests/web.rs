@@ -472,7 +472,7 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
         serde_json::json!({"white": "human", "black": "human"}),
     );
     assert_eq!(status, 404);
-    assert_eq!(s.get("/play").0, 404);
+    assert!(s.get("/api/games/1").1.contains("--explore-only"));
     assert!(s.get("/").1.contains("/assets/app.js"));
     drop(s);
     assert!(std::fs::read(db).unwrap() == before);

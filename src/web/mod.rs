@@ -126,20 +126,21 @@ fn router(store: Store, opts: WebOptions) -> Router {
         .route("/api/generations", get(generations_route))
         .route("/api/learning", get(learning_route))
         .route("/api/curves", get(curves_route));
-    if playing {
-        app = app
-            .route("/", get(|| async { assets::page("play.html") }))
-            .route("/play", get(|| async { assets::page("play.html") }))
-            .route("/api/games", post(routes::new_game))
-            .route("/api/games/{id}", get(routes::game))
-            .route("/api/games/{id}/move", post(routes::play_move))
-            .route("/api/games/{id}/takeback", post(routes::takeback))
-            .route("/api/games/{id}/resign", post(routes::resign))
-            .route("/api/games/{id}/draw", post(routes::draw))
-            .route("/api/games/{id}/pgn", get(routes::pgn));
+    // The game routes answer 404 "explore-only" when the server has no games.
+    app = app
+        .route("/play", get(|| async { assets::page("play.html") }))
+        .route("/api/games", post(routes::new_game))
+        .route("/api/games/{id}", get(routes::game))
+        .route("/api/games/{id}/move", post(routes::play_move))
+        .route("/api/games/{id}/takeback", post(routes::takeback))
+        .route("/api/games/{id}/resign", post(routes::resign))
+        .route("/api/games/{id}/draw", post(routes::draw))
+        .route("/api/games/{id}/pgn", get(routes::pgn));
+    app = if playing {
+        app.route("/", get(|| async { assets::page("play.html") }))
     } else {
-        app = app.route("/", get(|| async { assets::page("index.html") }));
-    }
+        app.route("/", get(|| async { assets::page("index.html") }))
+    };
     app.fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)

@@ -18,7 +18,7 @@ async fn with_games<T: Send + 'static>(
     tokio::task::spawn_blocking(move || match &state.games {
         Some(g) => f(g),
         None => Err(Error::NotFound(
-            "no games: the server is explore-only".into(),
+            "no games here: this server was started with --explore-only".into(),
         )),
     })
     .await
