@@ -64,21 +64,8 @@ pub struct LearnArgs {
     /// With --trainer torch: the Python that has PyTorch.
     #[arg(long, default_value = "python3")]
     pub python: std::path::PathBuf,
-    #[arg(long, default_value_t = 256)]
-    pub hidden: usize,
-    #[arg(long, default_value_t = 30)]
-    pub epochs: usize,
-    #[arg(long, default_value_t = 8192)]
-    pub batch: usize,
-    #[arg(long, default_value_t = 0.002)]
-    pub lr: f32,
-    #[arg(long, default_value_t = 0.92)]
-    pub lr_decay: f32,
-    /// Weight of the game result in the training target.
-    #[arg(long, default_value_t = 0.0)]
-    pub wdl: f32,
-    #[arg(long, default_value_t = 0.05)]
-    pub val_fraction: f64,
+    #[command(flatten)]
+    pub value: super::ValueTrainArgs,
     #[command(flatten)]
     pub positions: PositionArgs,
     /// Nodes a move in the gate and the reference matches.

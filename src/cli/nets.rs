@@ -169,27 +169,8 @@ pub struct TrainLearnedArgs {
     /// The net file to write (rewritten after every epoch).
     #[arg(long, default_value = "nets/learned.safetensors")]
     pub out: std::path::PathBuf,
-    /// Hidden units of each view's accumulator.
-    #[arg(long, default_value_t = 256)]
-    pub hidden: usize,
-    #[arg(long, default_value_t = 30)]
-    pub epochs: usize,
-    #[arg(long, default_value_t = 8192)]
-    pub batch: usize,
-    /// Learning rate (Adam).
-    #[arg(long, default_value_t = 0.002)]
-    pub lr: f32,
-    /// Factor applied to the learning rate after every epoch.
-    #[arg(long, default_value_t = 0.92)]
-    pub lr_decay: f32,
-    /// Weight of the game result in the target (the rest: the sigmoid of the search score).
-    /// 0 by default: with results of Deep Red's own 5,000-node games the net played far worse
-    /// (BENCHMARKS.md, "A learned evaluation").
-    #[arg(long, default_value_t = 0.0)]
-    pub wdl: f32,
-    /// Share of the positions kept out to measure the loss on.
-    #[arg(long, default_value_t = 0.05)]
-    pub val_fraction: f64,
+    #[command(flatten)]
+    pub value: ValueTrainArgs,
     /// Threads (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -341,4 +322,30 @@ pub struct KernelBenchArgs {
     /// CPU seconds per measurement.
     #[arg(long, default_value_t = 0.5)]
     pub seconds: f64,
+}
+
+/// The learned value net's training settings, the same for `train-learned` and `learn`.
+#[derive(clap::Args)]
+pub struct ValueTrainArgs {
+    /// Hidden units of each view's accumulator.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    #[arg(long, default_value_t = 8192)]
+    pub batch: usize,
+    /// Learning rate (Adam).
+    #[arg(long, default_value_t = 0.002)]
+    pub lr: f32,
+    /// Factor applied to the learning rate after every epoch.
+    #[arg(long, default_value_t = 0.92)]
+    pub lr_decay: f32,
+    /// Weight of the game result in the target (the rest: the sigmoid of the search score).
+    /// 0 by default: with results of Deep Red's own 5,000-node games the net played far worse
+    /// (BENCHMARKS.md, "A learned evaluation").
+    #[arg(long, default_value_t = 0.0)]
+    pub wdl: f32,
+    /// Share of the positions kept out to measure the loss on.
+    #[arg(long, default_value_t = 0.05)]
+    pub val_fraction: f64,
 }

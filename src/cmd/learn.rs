@@ -89,13 +89,13 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         // A candidate trains on the latest this many games (`--window`).
         window: a.positions.window.unwrap_or(DEFAULT_WINDOW).max(1),
         train: gate::TrainSettings {
-            hidden: a.hidden,
-            epochs: a.epochs.max(1),
-            batch: a.batch.max(1),
-            lr: a.lr,
-            lr_decay: a.lr_decay,
-            wdl: a.wdl.clamp(0.0, 1.0),
-            val_fraction: a.val_fraction.clamp(0.0, 0.5),
+            hidden: a.value.hidden,
+            epochs: a.value.epochs.max(1),
+            batch: a.value.batch.max(1),
+            lr: a.value.lr,
+            lr_decay: a.value.lr_decay,
+            wdl: a.value.wdl.clamp(0.0, 1.0),
+            val_fraction: a.value.val_fraction.clamp(0.0, 0.5),
             positions,
             trainer: match a.trainer {
                 crate::cli::TrainerArg::Cpu => deepred::learn::torch::Trainer::Cpu,

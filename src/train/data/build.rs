@@ -293,7 +293,18 @@ struct Sink<'a> {
     seen: std::collections::HashSet<u64>,
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    /// A new data set file of `kind` at `out`.
+    fn new(out: &'a Path, kind: Kind) -> Result<Sink<'a>, Error> {
+        Ok(Sink {
+            kind,
+            w: create(out, kind)?,
+            out,
+            summary: Summary::default(),
+            seen: std::collections::HashSet::new(),
+        })
+    }
+
     fn add(&mut self, r: GameOutput) -> Result<(), Error> {
         let summary = &mut self.summary;
         summary.games += 1;
@@ -340,13 +351,7 @@ pub fn build(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let mut sink = Sink {
-        kind: opts.kind,
-        w: create(out, opts.kind)?,
-        out,
-        summary: Summary::default(),
-        seen: std::collections::HashSet::new(),
-    };
+    let mut sink = Sink::new(out, opts.kind)?;
     let mut next_index: u64 = 0;
     for path in pgns {
         let f = std::fs::File::open(path).map_err(|source| Error::Read {
@@ -386,13 +391,7 @@ pub fn build_from_store(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let mut sink = Sink {
-        kind: opts.kind,
-        w: create(out, opts.kind)?,
-        out,
-        summary: Summary::default(),
-        seen: std::collections::HashSet::new(),
-    };
+    let mut sink = Sink::new(out, opts.kind)?;
     let mut index: u64 = 0;
     let mut failed = None;
     let read = crate::experience::positions::games_of(
