@@ -88,11 +88,61 @@ fn quiet_code(turn: Color, m: &Move) -> u16 {
     ((piece_index(turn, m.role()) as u16) << 6) | u16::from(m.to())
 }
 
-/// What a search thread learns about quiet moves: the history score of each (piece, target
-/// square) and the counter move that refuted each (piece, target square).
+/// Captures tried at a node, as `piece index << 9 | victim index << 6 | target square`.
+pub(super) struct TriedCaptures {
+    list: [u16; 32],
+    pub len: usize,
+}
+
+impl TriedCaptures {
+    pub fn new() -> Self {
+        TriedCaptures {
+            list: [0; 32],
+            len: 0,
+        }
+    }
+    pub fn push(&mut self, turn: Color, m: &Move) {
+        if let Some(code) = capture_code(turn, m)
+            && self.len < 32
+        {
+            self.list[self.len] = code;
+            self.len += 1;
+        }
+    }
+}
+
+#[inline]
+fn capture_code(turn: Color, m: &Move) -> Option<u16> {
+    let victim = m.capture()? as u16 - 1;
+    Some(((piece_index(turn, m.role()) as u16) << 9) | (victim << 6) | u16::from(m.to()))
+}
+
+/// The moves that led to a node, for its continuation histories: the (piece index, target
+/// square) of the move 1, 2 and 4 plies before (`None` past the root or after a null move).
+pub(super) type Continuations = [Option<(usize, usize)>; 3];
+
+/// Entries of one continuation table: (piece, square) of the earlier move by (piece, square)
+/// of this one.
+const CONT: usize = 12 * 64;
+
+/// The gravity update of a history entry: it moves by `bonus` and never past `±max`.
+#[inline]
+fn gravity(h: &mut i16, bonus: i32, max: i32) {
+    let v = i32::from(*h);
+    *h = (v + bonus - v * bonus.abs() / max).clamp(-max, max) as i16;
+}
+
+/// What a search thread learns about moves: the history score of each quiet (piece, target
+/// square), the continuation histories (the same by the moves 1, 2 and 4 plies before), the
+/// capture history (piece, target square, victim), and the counter move that refuted each
+/// (piece, target square).
 pub(super) struct History {
     scores: Vec<[i32; 64]>,
     counters: Vec<[u16; 64]>,
+    /// `cont[earlier piece * 64 + square][piece * 64 + square]`, flattened.
+    cont: Vec<i16>,
+    /// `captures[piece << 9 | victim << 6 | square]` (see [`capture_code`]).
+    captures: Vec<i16>,
 }
 
 impl History {
@@ -100,11 +150,30 @@ impl History {
         History {
             scores: vec![[0; 64]; 12],
             counters: vec![[0; 64]; 12],
+            cont: vec![0; CONT * CONT],
+            captures: vec![0; 12 << 9],
         }
     }
 
+    /// The history of a quiet move (`piece index << 6 | square`) after `conts`.
+    #[inline]
+    fn quiet_score(&self, code: u16, conts: &Continuations) -> i32 {
+        let (p, to) = (usize::from(code >> 6), usize::from(code & 63));
+        let mut h = self.scores[p][to];
+        for (pp, pto) in conts.iter().flatten() {
+            h += i32::from(self.cont[(pp * 64 + pto) * CONT + usize::from(code)]);
+        }
+        h
+    }
+
+    /// The capture history of a capture `m` by `turn` (0 for a non-capture).
+    #[inline]
+    pub fn capture_score(&self, turn: Color, m: &Move) -> i32 {
+        capture_code(turn, m).map_or(0, |c| i32::from(self.captures[usize::from(c)]))
+    }
+
     /// Scores `moves` into `keys` and returns how many there are. `killers` are this ply's,
-    /// `prev` the (piece index, target square) of the move that led here.
+    /// `conts` the moves that led here (the first one's counter move is ordered early).
     #[allow(clippy::too_many_arguments)]
     pub fn score_moves(
         &self,
@@ -113,11 +182,11 @@ impl History {
         moves: &MoveList,
         tt_move: u16,
         killers: [u16; 2],
-        prev: Option<(usize, usize)>,
+        conts: &Continuations,
         keys: &mut OrderKeys,
     ) -> usize {
         let turn = pos.turn();
-        let counter = prev.map_or(0, |(p, to)| self.counters[p][to]);
+        let counter = conts[0].map_or(0, |(p, to)| self.counters[p][to]);
         for (i, m) in moves.iter().enumerate() {
             let code = encode_move(m);
             let score = if code == tt_move {
@@ -125,10 +194,11 @@ impl History {
             } else if let Some(victim) = m.capture() {
                 let mvv = mvv_lva(t, victim, m.role());
                 let promo = m.promotion().map_or(0, value);
+                let hist = self.capture_score(turn, m) / t.capture_history_div;
                 if see::see_ge(pos.board(), turn, m, 0) {
-                    t.order_good_capture + mvv + promo
+                    t.order_good_capture + mvv + promo + hist
                 } else {
-                    t.order_bad_capture + mvv
+                    t.order_bad_capture + mvv + hist
                 }
             } else if let Some(p) = m.promotion() {
                 if p == Role::Queen {
@@ -143,7 +213,7 @@ impl History {
             } else if code == counter {
                 t.order_counter
             } else {
-                self.scores[piece_index(turn, m.role())][usize::from(m.to())]
+                self.quiet_score(quiet_code(turn, m), conts)
             };
             keys[i] = (i64::from(score) << 8) | i as i64;
         }
@@ -151,8 +221,15 @@ impl History {
         moves.len()
     }
 
+    /// The bonus of a cutoff at `depth`.
+    #[inline]
+    fn bonus(t: &Tunables, depth: i32) -> i32 {
+        (depth * depth * t.history_bonus_mul).min(t.history_bonus_max)
+    }
+
     /// A quiet move `best` caused a cutoff at `depth`: it becomes a killer and the counter move
-    /// of `prev`, its history rises and that of the other quiet moves tried falls.
+    /// of the move before; its histories (main and continuation) rise and those of the other
+    /// quiet moves tried fall, as do the capture histories of the captures tried.
     #[allow(clippy::too_many_arguments)]
     pub fn reward(
         &mut self,
@@ -160,24 +237,69 @@ impl History {
         turn: Color,
         best: Move,
         quiets: &Quiets,
+        captures: &TriedCaptures,
         depth: i32,
         killers: &mut [u16; 2],
-        prev: Option<(usize, usize)>,
+        conts: &Continuations,
     ) {
         let code = encode_move(&best);
         if killers[0] != code {
             killers[1] = killers[0];
             killers[0] = code;
         }
-        if let Some((p, to)) = prev {
+        if let Some((p, to)) = conts[0] {
             self.counters[p][to] = code;
         }
-        let bonus = (depth * depth * t.history_bonus_mul).min(t.history_bonus_max);
+        let bonus = Self::bonus(t, depth);
         let best_code = quiet_code(turn, &best);
         for &q in &quiets.list[..quiets.len] {
-            let h = &mut self.scores[usize::from(q >> 6)][usize::from(q & 63)];
             let b = if q == best_code { bonus } else { -bonus };
+            let h = &mut self.scores[usize::from(q >> 6)][usize::from(q & 63)];
             *h += b - *h * b.abs() / t.history_max;
+            for (pp, pto) in conts.iter().flatten() {
+                let e = &mut self.cont[(pp * 64 + pto) * CONT + usize::from(q)];
+                gravity(e, b, t.history_max.min(i32::from(i16::MAX)));
+            }
+        }
+        self.punish_captures(t, captures, None, bonus);
+    }
+
+    /// A capture `best` caused a cutoff at `depth`: its capture history rises and those of the
+    /// other captures tried fall.
+    pub fn reward_capture(
+        &mut self,
+        t: &Tunables,
+        turn: Color,
+        best: &Move,
+        captures: &TriedCaptures,
+        depth: i32,
+    ) {
+        let bonus = Self::bonus(t, depth);
+        if let Some(c) = capture_code(turn, best) {
+            gravity(
+                &mut self.captures[usize::from(c)],
+                bonus,
+                t.history_max.min(i32::from(i16::MAX)),
+            );
+        }
+        self.punish_captures(t, captures, capture_code(turn, best), bonus);
+    }
+
+    fn punish_captures(
+        &mut self,
+        t: &Tunables,
+        captures: &TriedCaptures,
+        best: Option<u16>,
+        bonus: i32,
+    ) {
+        for &c in &captures.list[..captures.len] {
+            if Some(c) != best {
+                gravity(
+                    &mut self.captures[usize::from(c)],
+                    -bonus,
+                    t.history_max.min(i32::from(i16::MAX)),
+                );
+            }
         }
     }
 }

@@ -108,7 +108,7 @@ tunables! {
     lmr_base: "LmrBase" = 75, 0..=200, 8;
     lmr_divisor: "LmrDivisor" = 225, 100..=500, 15;
     /// History score worth one ply less (or more) of reduction.
-    lmr_history_div: "LmrHistoryDiv" = 6000, 1000..=20000, 500;
+    lmr_history_div: "LmrHistoryDiv" = 8000, 1000..=30000, 500;
 
     /// Quiescence delta pruning: a capture that cannot lift the standing score within this of
     /// alpha is skipped.
@@ -131,6 +131,12 @@ tunables! {
     /// Bonus of a cutoff: `min(depth^2 * history_bonus_mul, history_bonus_max)`.
     history_bonus_mul: "HistoryBonusMul" = 8, 1..=64, 1;
     history_bonus_max: "HistoryBonusMax" = 1600, 100..=8000, 100;
+    /// A capture's history counts `1 / capture_history_div` in its ordering (MVV-LVA units).
+    capture_history_div: "CaptureHistoryDiv" = 8, 1..=64, 1;
+    /// History pruning: at most this remaining depth, a quiet move whose histories (main and
+    /// continuation, summed) are below `-history_prune_margin * depth` is skipped.
+    history_prune_depth: "HistoryPruneDepth" = 4, 0..=12, 1;
+    history_prune_margin: "HistoryPruneMargin" = 3000, 500..=20000, 250;
 
     // Tablebases.
     /// Depth added to a tablebase result stored in the hash table (Stockfish's 6): it is exact

@@ -19,7 +19,7 @@ use crate::chess::notation::encode_move;
 use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::zobrist::{hash_of, play};
 use crate::chess::{movegen, see};
-use crate::search::ordering::{Quiets, pick, piece_index};
+use crate::search::ordering::{Continuations, Quiets, TriedCaptures, pick, piece_index};
 use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
 
 /// What the steps of one node share.
@@ -50,6 +50,7 @@ struct Moves {
     best_move: Option<Move>,
     searched: usize,
     quiets: Quiets,
+    captures: TriedCaptures,
     lmp_limit: usize,
 }
 
@@ -313,18 +314,14 @@ impl Worker<'_> {
         if moves.is_empty() {
             return if n.in_check { -MATE + ply as i32 } else { 0 };
         }
-        let prev = if ply > 0 {
-            self.frames[ply - 1].moved
-        } else {
-            None
-        };
+        let conts = self.continuations(ply);
         let n_moves = self.history.score_moves(
             &self.t,
             pos,
             &moves,
             n.tt_move,
             self.frames[ply].killers,
-            prev,
+            &conts,
             &mut self.order[ply],
         );
         let orig_alpha = n.alpha;
@@ -333,6 +330,7 @@ impl Worker<'_> {
             best_move: None,
             searched: 0,
             quiets: Quiets::new(),
+            captures: TriedCaptures::new(),
             lmp_limit: ((self.t.lmp_base + n.depth * n.depth) / if n.improving { 1 } else { 2 })
                 as usize,
         };
@@ -359,6 +357,8 @@ impl Worker<'_> {
             }
             if c.quiet {
                 s.quiets.push(pos.turn(), &m);
+            } else {
+                s.captures.push(pos.turn(), &m);
             }
         }
         if s.searched == 0 {
@@ -370,6 +370,12 @@ impl Worker<'_> {
             };
         }
         self.store_result(n, &mut s, orig_alpha)
+    }
+
+    /// The moves 1, 2 and 4 plies before the node at `ply` (see [`Continuations`]).
+    fn continuations(&self, ply: usize) -> Continuations {
+        let at = |k: usize| ply.checked_sub(k).and_then(|p| self.frames[p].moved);
+        [at(1), at(2), at(4)]
     }
 
     /// Whether the root search takes root move `m` (MultiPV lines already found and `go
@@ -402,6 +408,13 @@ impl Worker<'_> {
                     && n.static_eval + self.t.futility_base + self.t.futility_per_depth * depth
                         <= n.alpha
                     && order < self.t.order_counter
+                {
+                    return None;
+                }
+                // History pruning: a quiet move whose histories say it fails low.
+                if depth <= self.t.history_prune_depth
+                    && order < self.t.order_counter
+                    && order < -self.t.history_prune_margin * depth
                 {
                     return None;
                 }
@@ -535,23 +548,23 @@ impl Worker<'_> {
         if score < n.beta {
             return false;
         }
+        let turn = n.pos.turn();
         if c.quiet {
-            let turn = n.pos.turn();
             s.quiets.push(turn, &c.m);
-            let prev = if n.ply > 0 {
-                self.frames[n.ply - 1].moved
-            } else {
-                None
-            };
+            let conts = self.continuations(n.ply);
             self.history.reward(
                 &self.t,
                 turn,
                 c.m,
                 &s.quiets,
+                &s.captures,
                 n.depth,
                 &mut self.frames[n.ply].killers,
-                prev,
+                &conts,
             );
+        } else if c.m.is_capture() {
+            self.history
+                .reward_capture(&self.t, turn, &c.m, &s.captures, n.depth);
         }
         true
     }
