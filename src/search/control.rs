@@ -132,8 +132,16 @@ impl<'a> Control<'a> {
 
     /// Past the soft time limit (and not pondering): no new iteration should start.
     pub fn soft_time_up(&self) -> bool {
+        self.soft_time_up_scaled(100)
+    }
+
+    /// Past `scale` percent of the soft time limit, never more than the hard limit (and not
+    /// pondering): the iterative deepening's time manager stretches or shrinks the soft limit
+    /// by how settled the search is (see `TimeManager`).
+    pub fn soft_time_up_scaled(&self, scale: u64) -> bool {
         self.budget.is_some_and(|b| {
-            !self.shared.pondering.load(Ordering::Relaxed) && self.shared.elapsed_ms() >= b.soft_ms
+            let soft = (b.soft_ms * scale / 100).clamp(1, b.hard_ms);
+            !self.shared.pondering.load(Ordering::Relaxed) && self.shared.elapsed_ms() >= soft
         })
     }
 }

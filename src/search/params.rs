@@ -163,6 +163,20 @@ tunables! {
     /// Soft limit (no new iteration after it): this share of the target (percent).
     time_soft_percent: "TimeSoftPercent" = 60, 10..=100, 5;
 
+    // Stretching the soft limit by how settled the search is (see `time::TimeManager`): the
+    // product of three percentages, from this depth on.
+    tm_min_depth: "TmMinDepth" = 5, 1..=20, 1;
+    /// Best-move stability: `max(base - step * iterations unchanged, min)` percent.
+    tm_stability_base: "TmStabilityBase" = 160, 50..=400, 10;
+    tm_stability_step: "TmStabilityStep" = 17, 0..=60, 2;
+    tm_stability_min: "TmStabilityMin" = 75, 20..=150, 5;
+    /// The best move's share of the nodes: `(base - share%) * mul / 100` percent.
+    tm_node_base: "TmNodeBase" = 150, 100..=250, 5;
+    tm_node_mul: "TmNodeMul" = 135, 50..=300, 10;
+    /// A falling score: `100 + clamp(previous - score, -rise_max, fall_max)` percent.
+    tm_score_fall_max: "TmScoreFallMax" = 40, 0..=200, 5;
+    tm_score_rise_max: "TmScoreRiseMax" = 20, 0..=90, 5;
+
     // Checking the limits.
     /// Nodes a search thread counts before it adds them to the shared count and checks the limits.
     node_flush: "NodeFlush" = 256, 1..=65536, 16;

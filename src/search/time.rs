@@ -56,6 +56,52 @@ pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> 
     })
 }
 
+/// How settled the iterative deepening is, iteration after iteration, and what share of the
+/// soft time limit it should therefore take: more when the best move just changed, when the
+/// best move took a small share of the nodes (its rivals were hard to refute), and when the
+/// score is falling; less when the same move has led for many iterations.
+#[derive(Clone, Debug, Default)]
+pub struct TimeManager {
+    best: Option<shakmaty::Move>,
+    /// Iterations in a row with the same best move.
+    stable: i32,
+    prev_score: Option<i32>,
+}
+
+impl TimeManager {
+    /// Notes an iteration at `depth` ending with `best` and `score`, the best move having taken
+    /// `best_nodes` of the `nodes` searched at the root so far; returns the percentage of the
+    /// soft limit to use (100 below `tm_min_depth`).
+    pub fn update(
+        &mut self,
+        t: &Tunables,
+        depth: i32,
+        best: shakmaty::Move,
+        score: i32,
+        best_nodes: u64,
+        nodes: u64,
+    ) -> u64 {
+        if self.best == Some(best) {
+            self.stable += 1;
+        } else {
+            self.stable = 0;
+            self.best = Some(best);
+        }
+        let drop = self.prev_score.map_or(0, |p| p - score);
+        self.prev_score = Some(score);
+        if depth < t.tm_min_depth {
+            return 100;
+        }
+        let stability = i64::from(
+            (t.tm_stability_base - t.tm_stability_step * self.stable).max(t.tm_stability_min),
+        );
+        let share = (best_nodes * 100 / nodes.max(1)) as i64;
+        let node = (i64::from(t.tm_node_base) - share) * i64::from(t.tm_node_mul) / 100;
+        let falling = 100 + i64::from(drop.clamp(-t.tm_score_rise_max, t.tm_score_fall_max));
+        (stability * node.max(10) * falling / 10_000).clamp(10, 1000) as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +146,32 @@ mod tests {
     #[test]
     fn no_clock_no_budget() {
         assert_eq!(budget(&Clock::default(), 10, &Tunables::default()), None);
+    }
+
+    #[test]
+    fn a_settled_search_stops_early_and_an_unsettled_one_late() {
+        let t = Tunables::default();
+        let (e4, d4) = (
+            shakmaty::uci::UciMove::from_ascii(b"e2e4").unwrap(),
+            shakmaty::uci::UciMove::from_ascii(b"d2d4").unwrap(),
+        );
+        let pos = shakmaty::Chess::default();
+        let (e4, d4) = (e4.to_move(&pos).unwrap(), d4.to_move(&pos).unwrap());
+        // The same move for ten iterations with 95% of the nodes and a steady score.
+        let mut settled = TimeManager::default();
+        let mut last = 0;
+        for depth in 1..=10 {
+            last = settled.update(&t, depth, e4, 30, 95, 100);
+        }
+        assert!(last < 100, "{last}");
+        // The best move changes at the last iteration, took 40% of the nodes, the score fell.
+        let mut unsettled = TimeManager::default();
+        for depth in 1..=9 {
+            unsettled.update(&t, depth, e4, 30, 60, 100);
+        }
+        let scale = unsettled.update(&t, 10, d4, -20, 40, 100);
+        assert!(scale > 150, "{scale}");
+        // Below the least depth the soft limit stands.
+        assert_eq!(TimeManager::default().update(&t, 1, e4, 0, 1, 100), 100);
     }
 }

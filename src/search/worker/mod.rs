@@ -14,7 +14,7 @@ use super::control::Control;
 use super::ordering::{History, OrderKeys};
 use super::params::Tunables;
 use super::pv::PvTable;
-use super::time::TimeBudget;
+use super::time::{TimeBudget, TimeManager};
 use super::tt::{Bound, TranspositionTable};
 use super::types::{Event, Line, SearchParams, SearchResult, Shared};
 use crate::chess::rules::is_rule_draw;
@@ -72,6 +72,8 @@ pub(super) struct Worker<'a> {
     memory: Option<&'a SearchMemory>,
     /// The root moves' biases (see [`SearchParams::root_bias`]).
     root_bias: &'a [(Move, i32)],
+    /// Nodes this thread spent under each root move, over the whole search (time management).
+    root_nodes: Vec<(Move, u64)>,
 }
 
 impl<'a> Worker<'a> {
@@ -112,6 +114,7 @@ impl<'a> Worker<'a> {
             root_tb: Vec::new(),
             memory: params.memory.as_deref(),
             root_bias: &params.root_bias,
+            root_nodes: Vec::new(),
         }
     }
 
@@ -158,6 +161,22 @@ impl<'a> Worker<'a> {
                 .find(|(mv, _)| mv == m)
                 .map_or(score, |&(_, s)| s),
             _ => score,
+        }
+    }
+
+    /// Nodes this thread searched under root move `m`.
+    fn nodes_under(&self, m: &Move) -> u64 {
+        self.root_nodes
+            .iter()
+            .find(|(mv, _)| mv == m)
+            .map_or(0, |&(_, n)| n)
+    }
+
+    /// Adds `nodes` to root move `m`'s count.
+    fn count_root_nodes(&mut self, m: Move, nodes: u64) {
+        match self.root_nodes.iter_mut().find(|(mv, _)| *mv == m) {
+            Some((_, n)) => *n += nodes,
+            None => self.root_nodes.push((m, nodes)),
         }
     }
 
@@ -212,6 +231,8 @@ impl<'a> Worker<'a> {
         let start = Instant::now();
         let mut reported_nodes = 0;
         let mut depth = 1;
+        let mut tm = TimeManager::default();
+        let mut soft_scale = 100;
         while depth <= max_depth {
             // Helper threads skip around to desynchronise (Lazy SMP).
             let mut lines: Vec<Line> = Vec::with_capacity(multipv);
@@ -270,6 +291,16 @@ impl<'a> Worker<'a> {
                 result.score = best.score;
                 result.depth = depth as u32;
                 result.lines = lines;
+                if let Some(best) = result.best {
+                    soft_scale = tm.update(
+                        &self.t,
+                        depth,
+                        best,
+                        result.score,
+                        self.nodes_under(&best),
+                        self.root_nodes.iter().map(|(_, n)| n).sum(),
+                    );
+                }
             }
             if self.control.stopped {
                 break;
@@ -280,7 +311,7 @@ impl<'a> Worker<'a> {
                 {
                     break;
                 }
-                if self.control.soft_time_up() {
+                if self.control.soft_time_up_scaled(soft_scale) {
                     break;
                 }
             }

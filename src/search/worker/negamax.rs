@@ -346,7 +346,11 @@ impl Worker<'_> {
                 continue;
             };
             // Step 8b.
+            let before = self.control.nodes;
             let score = self.search_move(n, &s, c);
+            if n.root {
+                self.count_root_nodes(m, self.control.nodes - before);
+            }
             if self.control.stopped {
                 return 0;
             }
