@@ -85,6 +85,16 @@ tunables! {
     nmp_eval_div: "NmpEvalDiv" = 200, 50..=600, 20;
     nmp_eval_max: "NmpEvalMax" = 3, 0..=6, 1;
 
+    // Singular extensions (see `negamax`'s step 7b).
+    /// Least remaining depth of a singular extension search.
+    se_min_depth: "SeMinDepth" = 8, 4..=16, 1;
+    /// The others must stay below the hash move's score less `se_beta_mul / 16` per ply.
+    se_beta_mul: "SeBetaMul" = 24, 4..=128, 4;
+    /// A double extension: the others stay this far below that bound, at non-PV nodes.
+    se_double_margin: "SeDoubleMargin" = 20, 0..=200, 5;
+    /// Double extensions allowed on a path.
+    se_double_max: "SeDoubleMax" = 6, 0..=20, 1;
+
     /// Internal iterative reduction: a PV or cut node without a hash move from this depth on is
     /// searched one ply shallower.
     iir_min_depth: "IirMinDepth" = 4, 2..=12, 1;

@@ -31,6 +31,10 @@ struct Frame {
     /// Piece index and target square of the move played from this ply (for counter moves).
     moved: Option<(usize, usize)>,
     null: bool,
+    /// The move a singular extension's verification search leaves out at this ply (0: none).
+    excluded: u16,
+    /// Double extensions on the path to this ply.
+    double_exts: u8,
 }
 
 /// How a search thread probes the tablebases.
@@ -72,6 +76,8 @@ pub(super) struct Worker<'a> {
     memory: Option<&'a SearchMemory>,
     /// The root moves' biases (see [`SearchParams::root_bias`]).
     root_bias: &'a [(Move, i32)],
+    /// Depth of the current iteration (extensions stop at twice it).
+    root_depth: i32,
     /// Nodes this thread spent under each root move, over the whole search (time management).
     root_nodes: Vec<(Move, u64)>,
 }
@@ -115,6 +121,7 @@ impl<'a> Worker<'a> {
             memory: params.memory.as_deref(),
             root_bias: &params.root_bias,
             root_nodes: Vec::new(),
+            root_depth: 0,
         }
     }
 
@@ -240,6 +247,7 @@ impl<'a> Worker<'a> {
             #[allow(clippy::needless_range_loop)]
             for pv_idx in 0..multipv {
                 self.seldepth = 0;
+                self.root_depth = depth;
                 let mut delta = self.t.aspiration_delta;
                 let (mut alpha, mut beta) = if depth >= self.t.aspiration_min_depth {
                     (

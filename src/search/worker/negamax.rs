@@ -7,7 +7,8 @@
 //! 4. Static evaluation.
 //! 5. Reverse futility pruning.
 //! 6. Null-move pruning.
-//! 7. Internal iterative reduction.
+//! 7. Internal iterative reduction, then the singular extension search of the hash move
+//!    (with multi-cut).
 //! 8. The moves, in order: shallow-depth pruning (8a), late move reductions and the
 //!    principal variation search (8b), the best move so far and history rewards (8c).
 //! 9. The result into the transposition table.
@@ -42,6 +43,10 @@ struct Node<'p> {
     /// At PV nodes, the bounds a tablebase win or loss puts on the score.
     tb_floor: i32,
     tb_cap: i32,
+    /// The move a singular extension's verification search leaves out (0: none).
+    excluded: u16,
+    /// The hash move's extension (singular: 1 or 2; -1 when another move also holds).
+    tt_ext: i32,
 }
 
 /// What the move loop (step 8) keeps between moves.
@@ -95,6 +100,8 @@ impl Worker<'_> {
             improving: false,
             tb_floor: -INF,
             tb_cap: INF,
+            excluded: self.frames[ply].excluded,
+            tt_ext: 0,
         };
         // Step 1.
         if let Some(score) = self.enter(&mut n) {
@@ -110,7 +117,7 @@ impl Worker<'_> {
         }
         // Step 4.
         self.static_evaluation(&mut n);
-        if !n.pv_node && !n.in_check {
+        if !n.pv_node && !n.in_check && n.excluded == 0 {
             // Step 5.
             if let Some(score) = self.reverse_futility(&n) {
                 return score;
@@ -123,8 +130,15 @@ impl Worker<'_> {
         self.frames[ply].null = false;
         // Step 7. Internal iterative reduction: without a hash move this node is probably not
         // important.
-        if n.tt_move == 0 && n.depth >= self.t.iir_min_depth && (n.pv_node || n.cut_node) {
+        if n.tt_move == 0
+            && n.excluded == 0
+            && n.depth >= self.t.iir_min_depth
+            && (n.pv_node || n.cut_node)
+        {
             n.depth -= 1;
+        }
+        if let Some(score) = self.singular(&mut n) {
+            return score;
         }
         // Steps 8 and 9.
         self.search_moves(&mut n)
@@ -173,6 +187,9 @@ impl Worker<'_> {
     /// at least as deep as this node's search ends it (in PV nodes too: what earlier games
     /// learned must reach the root), else its move goes first.
     fn probe_tt_and_memory(&mut self, n: &mut Node) -> Option<i32> {
+        if n.excluded != 0 {
+            return None;
+        }
         n.tt_entry = self.tt.probe(n.hash);
         n.tt_move = n.tt_entry.map_or(0, |e| e.mv);
         if let Some(e) = n.tt_entry
@@ -209,7 +226,7 @@ impl Worker<'_> {
     /// Step 3. Tablebases: a result that settles the window ends the node; at PV nodes a win
     /// raises the floor and a loss caps the score.
     fn probe_tablebases(&mut self, n: &mut Node) -> Option<i32> {
-        if self.tb.cardinality == 0 || n.root {
+        if self.tb.cardinality == 0 || n.root || n.excluded != 0 {
             return None;
         }
         let (score, bound) = self.probe_wdl(n.pos, n.depth, n.ply)?;
@@ -245,6 +262,8 @@ impl Worker<'_> {
     fn static_evaluation(&mut self, n: &mut Node) {
         n.static_eval = if n.in_check {
             -INF
+        } else if n.excluded != 0 {
+            self.frames[n.ply].static_eval
         } else if let Some(e) = n.tt_entry {
             e.eval
         } else {
@@ -263,6 +282,60 @@ impl Worker<'_> {
             && n.beta.abs() < TB_WIN_BOUND
             && n.static_eval - self.t.rfp_margin * (n.depth - i32::from(n.improving)) >= n.beta)
             .then_some(n.static_eval)
+    }
+
+    /// Step 7b. Singular extensions: when the hash move's score (a lower bound from a search
+    /// nearly as deep) is far above what every other move reaches in a search of half the
+    /// depth, the hash move is extended, twice when far enough below (a few times a path). When
+    /// the others also reach beta, the node is cut (multi-cut). When they hold the hash
+    /// move's score, or the node is expected to fail high anyway, the hash move is reduced.
+    fn singular(&mut self, n: &mut Node) -> Option<i32> {
+        let e = n.tt_entry?;
+        if n.root
+            || n.excluded != 0
+            || n.depth < self.t.se_min_depth
+            || e.mv == 0
+            || e.mv != n.tt_move
+            || e.depth < n.depth - 3
+            || e.bound == Bound::Upper
+            || n.ply as i32 >= 2 * self.root_depth
+        {
+            return None;
+        }
+        let tt_score = score_from_tt(e.score, n.ply);
+        if tt_score.abs() >= TB_WIN_BOUND {
+            return None;
+        }
+        let s_beta = tt_score - self.t.se_beta_mul * n.depth / 16;
+        self.frames[n.ply].excluded = e.mv;
+        let score = self.negamax(
+            n.pos,
+            n.hash,
+            (n.depth - 1) / 2,
+            n.ply,
+            s_beta - 1,
+            s_beta,
+            n.cut_node,
+        );
+        self.frames[n.ply].excluded = 0;
+        if self.control.stopped {
+            return Some(0);
+        }
+        if score < s_beta {
+            n.tt_ext = if !n.pv_node
+                && score < s_beta - self.t.se_double_margin
+                && i32::from(self.frames[n.ply].double_exts) < self.t.se_double_max
+            {
+                2
+            } else {
+                1
+            };
+        } else if s_beta >= n.beta {
+            return Some(s_beta);
+        } else if tt_score >= n.beta || n.cut_node {
+            n.tt_ext = -1;
+        }
+        None
     }
 
     /// Step 6. Null-move pruning: passing the move and still failing high, searched `r` plies
@@ -341,6 +414,9 @@ impl Worker<'_> {
             if n.root && !self.root_searches(&m) {
                 continue;
             }
+            if n.excluded != 0 && encode_move(&m) == n.excluded {
+                continue;
+            }
             // Step 8a.
             let Some(c) = self.unpruned(n, &s, m, order) else {
                 continue;
@@ -366,8 +442,9 @@ impl Worker<'_> {
             }
         }
         if s.searched == 0 {
-            // Only at the root when every move is excluded, or when everything was pruned.
-            return if n.root {
+            // Only at the root when every move is excluded, in a singular extension's search
+            // of a node with one move, or when everything was pruned.
+            return if n.root || n.excluded != 0 {
                 n.alpha
             } else {
                 n.static_eval.max(n.alpha)
@@ -456,7 +533,13 @@ impl Worker<'_> {
         }
         self.frames[ply].moved = Some((piece_index(pos.turn(), m.role()), usize::from(m.to())));
         self.keys.push(child_hash);
-        let new_depth = depth - 1;
+        let ext = if n.tt_ext != 0 && encode_move(&m) == n.tt_move {
+            n.tt_ext
+        } else {
+            0
+        };
+        self.frames[ply + 1].double_exts = self.frames[ply].double_exts + u8::from(ext >= 2);
+        let new_depth = depth - 1 + ext;
         // A root move's bias shifts its window, so that its biased score is searched exactly
         // as an unbiased one would be.
         let bias = if n.root && !self.root_bias.is_empty() {
@@ -579,7 +662,7 @@ impl Worker<'_> {
         if n.pv_node {
             s.best_score = s.best_score.max(n.tb_floor).min(n.tb_cap);
         }
-        if !n.root || self.root_excluded.is_empty() {
+        if n.excluded == 0 && (!n.root || self.root_excluded.is_empty()) {
             let bound = Bound::of(s.best_score, n.alpha, orig_alpha, n.beta);
             let code = s.best_move.map_or(0, |m| encode_move(&m));
             let code = if bound == Bound::Upper { 0 } else { code };
