@@ -4,12 +4,13 @@
 //! ([`Reporter`]) and knows no protocol.
 //!
 //! Files: `types` (what a search is asked, shares and returns), `control` (node counting and
-//! limits), `worker` (a search thread), `ordering`, `params` (every tuning constant), `tt`,
+//! limits), `correction` (correction history), `worker` (a search thread), `ordering`, `params` (every tuning constant), `tt`,
 //! `time`, `comparator`, `bench`.
 
 pub mod bench;
 pub mod comparator;
 mod control;
+mod correction;
 mod ordering;
 pub mod params;
 mod pv;

@@ -148,6 +148,11 @@ tunables! {
     history_prune_depth: "HistoryPruneDepth" = 4, 0..=12, 1;
     history_prune_margin: "HistoryPruneMargin" = 3000, 500..=20000, 250;
 
+    // Correction history (see `correction`): weights of the pawn table and of the two non-pawn
+    // tables (percent).
+    corr_pawn_weight: "CorrPawnWeight" = 100, 0..=300, 10;
+    corr_non_pawn_weight: "CorrNonPawnWeight" = 50, 0..=300, 10;
+
     // Tablebases.
     /// Depth added to a tablebase result stored in the hash table (Stockfish's 6): it is exact
     /// knowledge, worth more than any search of that depth.

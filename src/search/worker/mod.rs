@@ -11,6 +11,7 @@ use std::time::Instant;
 use shakmaty::{Chess, Move, Position};
 
 use super::control::Control;
+use super::correction::{Correction, Keys};
 use super::ordering::{History, OrderKeys};
 use super::params::Tunables;
 use super::pv::PvTable;
@@ -27,6 +28,8 @@ use crate::eval::memory::SearchMemory;
 #[derive(Clone, Copy, Default)]
 struct Frame {
     static_eval: i32,
+    /// The evaluator's own score, before the correction history.
+    raw_eval: i32,
     killers: [u16; 2],
     /// Piece index and target square of the move played from this ply (for counter moves).
     moved: Option<(usize, usize)>,
@@ -60,6 +63,7 @@ pub(super) struct Worker<'a> {
     seldepth: usize,
     frames: Vec<Frame>,
     history: History,
+    corr: Correction,
     pv: PvTable,
     /// Move-ordering keys per ply (kept here so that nodes do not copy 2 KB arrays around).
     order: Vec<OrderKeys>,
@@ -110,6 +114,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             frames: vec![Frame::default(); MAX_PLY + 4],
             history: History::new(),
+            corr: Correction::new(),
             pv: PvTable::new(),
             order: vec![[0; 256]; MAX_PLY + 4],
             keys: params.history.clone(),
@@ -202,6 +207,11 @@ impl<'a> Worker<'a> {
             None => self.eval.evaluate(pos, hash),
         }
         .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+
+    /// The static evaluation `raw` of `pos` (keys `k`) corrected by the correction history.
+    fn corrected(&self, pos: &Chess, k: &Keys, raw: i32) -> i32 {
+        (raw + self.corr.get(&self.t, pos.turn(), k)).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// Draw by the fifty-move rule, repetition or insufficient material.

@@ -20,6 +20,7 @@ use crate::chess::notation::encode_move;
 use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::zobrist::{hash_of, play};
 use crate::chess::{movegen, see};
+use crate::search::correction::Keys;
 use crate::search::ordering::{Continuations, Quiets, TriedCaptures, pick, piece_index};
 use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
 
@@ -39,6 +40,10 @@ struct Node<'p> {
     /// The hash move (or the search memory's), 0 if none.
     tt_move: u16,
     static_eval: i32,
+    /// The evaluator's score before the correction (what the hash table keeps).
+    raw_eval: i32,
+    /// The correction history's keys (not in check).
+    corr_keys: Keys,
     improving: bool,
     /// At PV nodes, the bounds a tablebase win or loss puts on the score.
     tb_floor: i32,
@@ -97,6 +102,8 @@ impl Worker<'_> {
             tt_entry: None,
             tt_move: 0,
             static_eval: -INF,
+            raw_eval: 0,
+            corr_keys: Keys::default(),
             improving: false,
             tb_floor: -INF,
             tb_cap: INF,
@@ -260,17 +267,23 @@ impl Worker<'_> {
     /// Step 4. The static evaluation (the hash entry's when there is one; none in check), and
     /// whether it improved on two plies before.
     fn static_evaluation(&mut self, n: &mut Node) {
-        n.static_eval = if n.in_check {
-            -INF
-        } else if n.excluded != 0 {
-            self.frames[n.ply].static_eval
-        } else if let Some(e) = n.tt_entry {
-            e.eval
-        } else {
-            self.evaluate(n.pos, n.hash, n.ply)
-        };
         let ply = n.ply;
+        if n.in_check {
+            n.static_eval = -INF;
+        } else if n.excluded != 0 {
+            n.corr_keys = Keys::of(n.pos);
+            n.static_eval = self.frames[ply].static_eval;
+            n.raw_eval = self.frames[ply].raw_eval;
+        } else {
+            n.raw_eval = match n.tt_entry {
+                Some(e) => e.eval,
+                None => self.evaluate(n.pos, n.hash, ply),
+            };
+            n.corr_keys = Keys::of(n.pos);
+            n.static_eval = self.corrected(n.pos, &n.corr_keys, n.raw_eval);
+        }
         self.frames[ply].static_eval = n.static_eval;
+        self.frames[ply].raw_eval = n.raw_eval;
         n.improving = !n.in_check && ply >= 2 && n.static_eval > self.frames[ply - 2].static_eval;
         self.frames[ply + 1].killers = [0, 0];
     }
@@ -670,10 +683,29 @@ impl Worker<'_> {
                 n.hash,
                 code,
                 score_to_tt(s.best_score, n.ply),
-                if n.in_check { 0 } else { n.static_eval },
+                if n.in_check { 0 } else { n.raw_eval },
                 n.depth,
                 bound,
             );
+            // Step 9b. The correction history learns from a quiet best move (or none) whose
+            // score lies on the side of the static evaluation its bound allows.
+            let quiet = s
+                .best_move
+                .is_none_or(|m| !m.is_capture() && !m.is_promotion());
+            if !n.in_check
+                && quiet
+                && s.best_score.abs() < TB_WIN_BOUND
+                && !(bound == Bound::Lower && s.best_score <= n.static_eval)
+                && !(bound == Bound::Upper && s.best_score >= n.static_eval)
+            {
+                self.corr.update(
+                    n.pos.turn(),
+                    &n.corr_keys,
+                    n.depth,
+                    s.best_score,
+                    n.static_eval,
+                );
+            }
         }
         s.best_score
     }

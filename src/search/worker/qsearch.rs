@@ -9,6 +9,7 @@ use crate::chess::rules::dead_material;
 use crate::chess::score::{INF, MATE, MAX_PLY, value};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
+use crate::search::correction::Keys;
 use crate::search::ordering::{pick, score_captures};
 use crate::search::tt::{Bound, score_to_tt};
 
@@ -50,14 +51,16 @@ impl Worker<'_> {
         }
         let mut best_score;
         let stand_pat;
+        let mut raw_eval = 0;
         if in_check {
             best_score = -INF;
             stand_pat = -INF;
         } else {
-            stand_pat = match tt_entry {
+            raw_eval = match tt_entry {
                 Some(e) => e.eval,
                 None => self.evaluate(pos, hash, ply),
             };
+            stand_pat = self.corrected(pos, &Keys::of(pos), raw_eval);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -125,14 +128,8 @@ impl Worker<'_> {
         }
         let bound = Bound::of(best_score, alpha, orig_alpha, beta);
         let code = best_move.map_or(0, |m| encode_move(&m));
-        self.tt.store(
-            hash,
-            code,
-            score_to_tt(best_score, ply),
-            if in_check { 0 } else { stand_pat },
-            0,
-            bound,
-        );
+        self.tt
+            .store(hash, code, score_to_tt(best_score, ply), raw_eval, 0, bound);
         best_score
     }
 }

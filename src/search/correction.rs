@@ -1,0 +1,147 @@
+//! Correction history: what the searches of a thread found about the static evaluation, kept
+//! by pawn structure and by each side's non-pawn pieces, and added to the static evaluation of
+//! later positions that share them. A net (or the tables) that misjudges a pawn structure
+//! misjudges it everywhere; the search corrects it once and the correction carries over.
+//!
+//! Each entry is an exponential moving average of `search score - static evaluation` (in
+//! 1/[`GRAIN`] centipawns), weighted by the depth of the search that found it.
+
+use shakmaty::{Bitboard, Chess, Color, Position};
+
+use super::params::Tunables;
+
+/// Entries per table and side to move.
+const SIZE: usize = 16_384;
+/// Fixed-point scale of an entry.
+const GRAIN: i32 = 256;
+/// Weights of an update are out of this.
+const WEIGHT_SCALE: i32 = 256;
+/// An entry stays within ±`MAX` (64 centipawns).
+const MAX: i32 = GRAIN * 64;
+
+/// The keys of one position: pawn structure, White's and Black's non-pawn pieces.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Keys {
+    pawn: usize,
+    white: usize,
+    black: usize,
+}
+
+/// A fast mix of bitboards into a table index (a multiply-xorshift, as in splitmix64).
+#[inline]
+fn mix(parts: &[Bitboard]) -> usize {
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+    for b in parts {
+        h = (h ^ b.0).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 31;
+    }
+    (h.wrapping_mul(0x94D0_49BB_1331_11EB) >> 32) as usize % SIZE
+}
+
+impl Keys {
+    pub fn of(pos: &Chess) -> Keys {
+        let b = pos.board();
+        let side = |c: Color| {
+            let own = b.by_color(c);
+            [
+                b.knights() & own,
+                b.bishops() & own,
+                b.rooks() & own,
+                b.queens() & own,
+                b.kings() & own,
+            ]
+        };
+        Keys {
+            pawn: mix(&[b.pawns() & b.white(), b.pawns() & b.black()]),
+            white: mix(&side(Color::White)),
+            black: mix(&side(Color::Black)),
+        }
+    }
+}
+
+/// The correction tables of one search thread, by side to move.
+pub(super) struct Correction {
+    pawn: Vec<i32>,
+    white: Vec<i32>,
+    black: Vec<i32>,
+}
+
+impl Correction {
+    pub fn new() -> Self {
+        Correction {
+            pawn: vec![0; 2 * SIZE],
+            white: vec![0; 2 * SIZE],
+            black: vec![0; 2 * SIZE],
+        }
+    }
+
+    #[inline]
+    fn slot(turn: Color, key: usize) -> usize {
+        usize::from(turn == Color::Black) * SIZE + key
+    }
+
+    /// The correction (centipawns) for a position with `keys` and `turn` to move.
+    #[inline]
+    pub fn get(&self, t: &Tunables, turn: Color, k: &Keys) -> i32 {
+        let pawn = self.pawn[Self::slot(turn, k.pawn)];
+        let non_pawn =
+            self.white[Self::slot(turn, k.white)] + self.black[Self::slot(turn, k.black)];
+        (pawn * t.corr_pawn_weight + non_pawn * t.corr_non_pawn_weight) / (100 * GRAIN)
+    }
+
+    /// A search of `depth` found `score` where the (corrected) static evaluation said `eval`.
+    pub fn update(&mut self, turn: Color, k: &Keys, depth: i32, score: i32, eval: i32) {
+        let diff = (score - eval).clamp(-MAX / GRAIN, MAX / GRAIN) * GRAIN;
+        let weight = (depth + 1).min(16);
+        for (table, key) in [
+            (&mut self.pawn, k.pawn),
+            (&mut self.white, k.white),
+            (&mut self.black, k.black),
+        ] {
+            let e = &mut table[Self::slot(turn, key)];
+            *e = ((*e * (WEIGHT_SCALE - weight) + diff * weight) / WEIGHT_SCALE).clamp(-MAX, MAX);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_correction_learned_in_one_position_carries_to_the_same_pawns() {
+        let t = Tunables::default();
+        let mut c = Correction::new();
+        let a = pos("4k3/pp3ppp/8/8/8/8/PP3PPP/R3K3 w - - 0 1");
+        // Same pawns, a rook moved: the pawn table carries over, White's non-pawn one does not.
+        let b = pos("4k3/pp3ppp/8/8/8/8/PP3PPP/3RK3 w - - 0 1");
+        // Other pawns, other pieces.
+        let other = pos("3k4/p4ppp/8/8/8/8/P4PPP/4K2N w - - 0 1");
+        let (ka, kb, ko) = (Keys::of(&a), Keys::of(&b), Keys::of(&other));
+        assert_eq!(ka.pawn, kb.pawn);
+        assert_ne!(ka.white, kb.white);
+        for _ in 0..50 {
+            c.update(Color::White, &ka, 10, 90, 50);
+        }
+        let on_a = c.get(&t, Color::White, &ka);
+        let on_b = c.get(&t, Color::White, &kb);
+        assert!(on_a > 60 && on_a <= 80, "{on_a}");
+        assert!(on_b > 40 && on_b < on_a, "{on_b}");
+        assert_eq!(c.get(&t, Color::White, &ko), 0);
+        // The other side to move has its own tables.
+        assert_eq!(c.get(&t, Color::Black, &ka), 0);
+        // A huge difference is bounded.
+        for _ in 0..200 {
+            c.update(Color::White, &ka, 20, 30_000, -30_000);
+        }
+        assert!(c.get(&t, Color::White, &ka) <= 2 * MAX / GRAIN);
+    }
+}
