@@ -2,6 +2,8 @@
 //!
 //! Each entry is two `AtomicU64`s: `key ^ data` and `data` (Hyatt's lockless hashing): a torn
 //! write from another thread makes the XOR check fail and reads as a miss, never as a wrong hit.
+//! Entries come in buckets of four, one cache line: a position may sit in any slot of its
+//! bucket, and a new one replaces the least valuable (shallow and old) of the four.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -58,25 +60,39 @@ struct Slot {
     data: AtomicU64,
 }
 
+/// Slots of a bucket.
+const BUCKET: usize = 4;
+
+/// Four slots in one cache line.
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket {
+    slots: [Slot; BUCKET],
+}
+
+/// The depth an entry is worth when choosing which to replace: each search since it was
+/// written costs it this many plies.
+const AGE_PLIES: i32 = 4;
+
 pub struct TranspositionTable {
-    slots: Vec<Slot>,
+    buckets: Vec<Bucket>,
     age: AtomicU8,
 }
 
 impl TranspositionTable {
     /// A table of about `mb` mebibytes (at least one entry).
     pub fn new(mb: usize) -> Self {
-        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Slot>()).max(1);
-        let mut slots = Vec::with_capacity(n);
-        slots.resize_with(n, Slot::default);
+        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::with_capacity(n);
+        buckets.resize_with(n, Bucket::default);
         TranspositionTable {
-            slots,
+            buckets,
             age: AtomicU8::new(0),
         }
     }
 
     pub fn clear(&self) {
-        for s in &self.slots {
+        for s in self.buckets.iter().flat_map(|b| &b.slots) {
             s.key.store(0, Ordering::Relaxed);
             s.data.store(0, Ordering::Relaxed);
         }
@@ -91,7 +107,7 @@ impl TranspositionTable {
 
     #[inline]
     fn index(&self, key: u64) -> usize {
-        ((u128::from(key) * self.slots.len() as u128) >> 64) as usize
+        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
     }
 
     /// Asks the CPU to bring `key`'s slot into cache (a child is about to be searched).
@@ -99,7 +115,7 @@ impl TranspositionTable {
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
-            let ptr = &self.slots[self.index(key)] as *const Slot as *const i8;
+            let ptr = &self.buckets[self.index(key)] as *const Bucket as *const i8;
             // SAFETY: a prefetch is only a hint; the pointer is in bounds and never dereferenced.
             unsafe { std::arch::x86_64::_mm_prefetch(ptr, std::arch::x86_64::_MM_HINT_T0) };
         }
@@ -108,12 +124,14 @@ impl TranspositionTable {
     }
 
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
-        let slot = &self.slots[self.index(key)];
-        let data = slot.data.load(Ordering::Relaxed);
-        let k = slot.key.load(Ordering::Relaxed);
-        if k ^ data != key || data == 0 {
-            return None;
-        }
+        let data = self.buckets[self.index(key)]
+            .slots
+            .iter()
+            .find_map(|slot| {
+                let data = slot.data.load(Ordering::Relaxed);
+                let k = slot.key.load(Ordering::Relaxed);
+                (k ^ data == key && data != 0).then_some(data)
+            })?;
         let bound = match (data >> 56) & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
@@ -129,18 +147,32 @@ impl TranspositionTable {
         })
     }
 
-    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
-        let slot = &self.slots[self.index(key)];
-        let age = u64::from(self.age.load(Ordering::Relaxed));
-        let old = slot.data.load(Ordering::Relaxed);
-        let old_key = slot.key.load(Ordering::Relaxed) ^ old;
-        let old_depth = ((old >> 48) & 0xff) as i32;
-        let old_age = (old >> 58) & 63;
-        let same = old_key == key;
-        // Replace: different age, an empty slot, an exact result, or not much shallower.
-        if !same && old_age == age && bound != Bound::Exact && depth + 2 < old_depth {
-            return;
+    /// The slot of `bucket` a new entry for `key` goes to: the position's own, else the one
+    /// worth least (empty, else shallowest after [`AGE_PLIES`] per search of age).
+    fn victim<'b>(&self, bucket: &'b Bucket, key: u64, age: u64) -> &'b Slot {
+        let mut worst = &bucket.slots[0];
+        let mut worst_value = i32::MAX;
+        for slot in &bucket.slots {
+            let data = slot.data.load(Ordering::Relaxed);
+            if data == 0 || slot.key.load(Ordering::Relaxed) ^ data == key {
+                return slot;
+            }
+            let depth = ((data >> 48) & 0xff) as i32;
+            let aged = ((age + 64 - ((data >> 58) & 63)) & 63) as i32;
+            let value = depth - AGE_PLIES * aged;
+            if value < worst_value {
+                worst_value = value;
+                worst = slot;
+            }
         }
+        worst
+    }
+
+    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let age = u64::from(self.age.load(Ordering::Relaxed));
+        let slot = self.victim(&self.buckets[self.index(key)], key, age);
+        let old = slot.data.load(Ordering::Relaxed);
+        let same = slot.key.load(Ordering::Relaxed) ^ old == key && old != 0;
         // Keep the old move when the new result has none for the same position.
         let mv = if mv == 0 && same { old as u16 } else { mv };
         let depth = depth.clamp(0, 255) as u64;
@@ -157,9 +189,12 @@ impl TranspositionTable {
     /// Permille of the first 1000 slots used by the current search.
     pub fn hashfull(&self) -> u32 {
         let age = u64::from(self.age.load(Ordering::Relaxed));
-        let n = self.slots.len().min(1000);
-        let used = self.slots[..n]
+        let n = (self.buckets.len() * BUCKET).min(1000);
+        let used = self
+            .buckets
             .iter()
+            .flat_map(|b| &b.slots)
+            .take(n)
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
                 d != 0 && (d >> 58) & 63 == age
@@ -191,5 +226,44 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
         score + ply as i32
     } else {
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bucket_keeps_four_positions_and_replaces_the_least_valuable() {
+        let tt = TranspositionTable::new(1);
+        // Keys that share their top bits share a bucket.
+        let key = |i: u64| (0xABCD_u64 << 48) | (i + 1);
+        for i in 0..4 {
+            tt.store(key(i), 1, 10, 0, 10 + i as i32, Bound::Exact);
+        }
+        for i in 0..4 {
+            assert_eq!(tt.probe(key(i)).unwrap().depth, 10 + i as i32);
+        }
+        // A fifth position replaces the shallowest.
+        tt.store(key(4), 2, 20, 0, 5, Bound::Lower);
+        assert!(tt.probe(key(0)).is_none());
+        assert!((1..5).all(|i| tt.probe(key(i)).is_some()));
+        // Four searches later, old entries give way to fresh ones, deep or not.
+        for _ in 0..4 {
+            tt.new_search();
+        }
+        tt.store(key(5), 3, 0, 0, 6, Bound::Upper);
+        assert!(tt.probe(key(4)).is_none());
+        tt.store(key(6), 3, 0, 0, 3, Bound::Upper);
+        assert!(tt.probe(key(1)).is_none());
+        assert!(tt.probe(key(5)).is_some() && tt.probe(key(6)).is_some());
+        // A fail low (no move) keeps the position's move.
+        tt.store(key(2), 9, 30, 0, 14, Bound::Exact);
+        tt.store(key(2), 0, -5, 0, 15, Bound::Upper);
+        let e = tt.probe(key(2)).unwrap();
+        assert_eq!((e.mv, e.score, e.depth, e.bound), (9, -5, 15, Bound::Upper));
+        tt.clear();
+        assert!(tt.probe(key(2)).is_none());
+        assert_eq!(tt.hashfull(), 0);
     }
 }
