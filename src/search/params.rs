@@ -78,6 +78,13 @@ tunables! {
     /// Margin per ply of remaining depth (one ply less when the evaluation is improving).
     rfp_margin: "RfpMargin" = 75, 20..=200, 8;
 
+    // Razoring: at most `razor_max_depth`, a static evaluation below alpha by
+    // `razor_base + razor_mul * depth^2` drops into the quiescence search, whose score ends the
+    // node when it stays below alpha.
+    razor_max_depth: "RazorMaxDepth" = 3, 0..=8, 1;
+    razor_base: "RazorBase" = 250, 0..=1000, 25;
+    razor_mul: "RazorMul" = 150, 0..=600, 15;
+
     // Null-move pruning: reduction `base + depth / depth_div + min((eval - beta) / eval_div, eval_max)`.
     nmp_min_depth: "NmpMinDepth" = 3, 1..=8, 1;
     nmp_base: "NmpBase" = 3, 1..=6, 1;

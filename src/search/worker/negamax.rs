@@ -5,7 +5,7 @@
 //! 2. Transposition table cutoff, then the search memory.
 //! 3. Tablebases.
 //! 4. Static evaluation.
-//! 5. Reverse futility pruning.
+//! 5. Reverse futility pruning, then razoring.
 //! 6. Null-move pruning.
 //! 7. Internal iterative reduction, then the singular extension search of the hash move
 //!    (with multi-cut).
@@ -127,6 +127,9 @@ impl Worker<'_> {
         if !n.pv_node && !n.in_check && n.excluded == 0 {
             // Step 5.
             if let Some(score) = self.reverse_futility(&n) {
+                return score;
+            }
+            if let Some(score) = self.razor(&mut n) {
                 return score;
             }
             // Step 6.
@@ -349,6 +352,19 @@ impl Worker<'_> {
             n.tt_ext = -1;
         }
         None
+    }
+
+    /// Step 5b. Razoring: a static evaluation far below alpha at a shallow depth asks the
+    /// quiescence search, and its score ends the node when it confirms the fail low.
+    fn razor(&mut self, n: &mut Node) -> Option<i32> {
+        if n.depth > self.t.razor_max_depth
+            || n.alpha.abs() >= TB_WIN_BOUND
+            || n.static_eval + self.t.razor_base + self.t.razor_mul * n.depth * n.depth > n.alpha
+        {
+            return None;
+        }
+        let score = self.qsearch(n.pos, n.hash, n.ply, n.alpha, n.alpha + 1);
+        (score <= n.alpha).then_some(score)
     }
 
     /// Step 6. Null-move pruning: passing the move and still failing high, searched `r` plies
