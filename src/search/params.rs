@@ -102,6 +102,11 @@ tunables! {
     /// Double extensions allowed on a path.
     se_double_max: "SeDoubleMax" = 6, 0..=20, 1;
 
+    // ProbCut: from `probcut_min_depth`, a capture whose reduced search (4 plies less) beats
+    // beta by `probcut_margin` ends the node.
+    probcut_min_depth: "ProbCutMinDepth" = 5, 3..=12, 1;
+    probcut_margin: "ProbCutMargin" = 200, 50..=600, 15;
+
     /// Internal iterative reduction: a PV or cut node without a hash move from this depth on is
     /// searched one ply shallower.
     iir_min_depth: "IirMinDepth" = 4, 2..=12, 1;

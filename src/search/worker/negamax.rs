@@ -6,7 +6,7 @@
 //! 3. Tablebases.
 //! 4. Static evaluation.
 //! 5. Reverse futility pruning, then razoring.
-//! 6. Null-move pruning.
+//! 6. Null-move pruning, then ProbCut.
 //! 7. Internal iterative reduction, then the singular extension search of the hash move
 //!    (with multi-cut).
 //! 8. The moves, in order: shallow-depth pruning (8a), late move reductions and the
@@ -134,6 +134,9 @@ impl Worker<'_> {
             }
             // Step 6.
             if let Some(score) = self.null_move(&n) {
+                return score;
+            }
+            if let Some(score) = self.probcut(&n) {
                 return score;
             }
         }
@@ -407,6 +410,65 @@ impl Worker<'_> {
             return Some(0);
         }
         (score >= beta).then_some(if score >= TB_WIN_BOUND { beta } else { score })
+    }
+
+    /// Step 6b. ProbCut: a good capture (by SEE) whose quiescence search and then a search 4
+    /// plies shallower beat `beta + probcut_margin` would almost surely beat beta at full
+    /// depth; the node is cut and the result kept in the hash table.
+    fn probcut(&mut self, n: &Node) -> Option<i32> {
+        let (pos, ply) = (n.pos, n.ply);
+        let pc_beta = n.beta + self.t.probcut_margin;
+        if n.depth < self.t.probcut_min_depth || n.beta.abs() >= TB_WIN_BOUND {
+            return None;
+        }
+        if let Some(e) = n.tt_entry
+            && e.depth >= n.depth - 3
+            && score_from_tt(e.score, ply) < pc_beta
+        {
+            return None;
+        }
+        let turn = pos.turn();
+        let threshold = pc_beta - n.static_eval;
+        for m in pos.legal_moves() {
+            if !m.is_capture() || !see::see_ge(pos.board(), turn, &m, threshold) {
+                continue;
+            }
+            let (child, child_hash) = play(pos, n.hash, m);
+            self.tt.prefetch(child_hash);
+            if let Some(acc) = &mut self.inc {
+                acc.push(ply, pos, m);
+            }
+            self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
+            self.keys.push(child_hash);
+            let mut score = -self.qsearch(&child, child_hash, ply + 1, -pc_beta, -pc_beta + 1);
+            if score >= pc_beta {
+                score = -self.negamax(
+                    &child,
+                    child_hash,
+                    n.depth - 4,
+                    ply + 1,
+                    -pc_beta,
+                    -pc_beta + 1,
+                    !n.cut_node,
+                );
+            }
+            self.keys.pop();
+            if self.control.stopped {
+                return Some(0);
+            }
+            if score >= pc_beta {
+                self.tt.store(
+                    n.hash,
+                    encode_move(&m),
+                    score_to_tt(score, ply),
+                    n.raw_eval,
+                    n.depth - 3,
+                    Bound::Lower,
+                );
+                return Some(score);
+            }
+        }
+        None
     }
 
     /// Steps 8 and 9: every move in order, pruned, reduced and searched; the result stored.
