@@ -1,8 +1,9 @@
 //! A search thread: iterative deepening with aspiration windows and MultiPV ([`Worker::iterate`]),
-//! the principal variation search in numbered steps ([`negamax`]) and the quiescence search
-//! ([`qsearch`]).
+//! the principal variation search in numbered steps ([`negamax`], with the steps that may end a
+//! node before its moves in [`prune`]) and the quiescence search ([`qsearch`]).
 
 mod negamax;
+mod prune;
 mod qsearch;
 
 use std::sync::atomic::AtomicBool;

@@ -18,40 +18,40 @@ use shakmaty::{Chess, Move, Position};
 use super::Worker;
 use crate::chess::notation::encode_move;
 use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
-use crate::chess::zobrist::{hash_of, play};
+use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
 use crate::search::correction::Keys;
 use crate::search::ordering::{Continuations, Quiets, TriedCaptures, pick, piece_index};
 use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
 
 /// What the steps of one node share.
-struct Node<'p> {
-    pos: &'p Chess,
-    hash: u64,
-    depth: i32,
-    ply: usize,
-    alpha: i32,
-    beta: i32,
-    cut_node: bool,
-    pv_node: bool,
-    root: bool,
-    in_check: bool,
-    tt_entry: Option<TtEntry>,
+pub(super) struct Node<'p> {
+    pub(super) pos: &'p Chess,
+    pub(super) hash: u64,
+    pub(super) depth: i32,
+    pub(super) ply: usize,
+    pub(super) alpha: i32,
+    pub(super) beta: i32,
+    pub(super) cut_node: bool,
+    pub(super) pv_node: bool,
+    pub(super) root: bool,
+    pub(super) in_check: bool,
+    pub(super) tt_entry: Option<TtEntry>,
     /// The hash move (or the search memory's), 0 if none.
-    tt_move: u16,
-    static_eval: i32,
+    pub(super) tt_move: u16,
+    pub(super) static_eval: i32,
     /// The evaluator's score before the correction (what the hash table keeps).
-    raw_eval: i32,
+    pub(super) raw_eval: i32,
     /// The correction history's keys (not in check).
-    corr_keys: Keys,
-    improving: bool,
+    pub(super) corr_keys: Keys,
+    pub(super) improving: bool,
     /// At PV nodes, the bounds a tablebase win or loss puts on the score.
-    tb_floor: i32,
-    tb_cap: i32,
+    pub(super) tb_floor: i32,
+    pub(super) tb_cap: i32,
     /// The move a singular extension's verification search leaves out (0: none).
-    excluded: u16,
+    pub(super) excluded: u16,
     /// The hash move's extension (singular: 1 or 2; -1 when another move also holds).
-    tt_ext: i32,
+    pub(super) tt_ext: i32,
 }
 
 /// What the move loop (step 8) keeps between moves.
@@ -292,183 +292,6 @@ impl Worker<'_> {
         self.frames[ply].raw_eval = n.raw_eval;
         n.improving = !n.in_check && ply >= 2 && n.static_eval > self.frames[ply - 2].static_eval;
         self.frames[ply + 1].killers = [0, 0];
-    }
-
-    /// Step 5. Reverse futility pruning: a static evaluation far enough above beta at a
-    /// shallow depth is taken as the node's score.
-    fn reverse_futility(&self, n: &Node) -> Option<i32> {
-        (n.depth <= self.t.rfp_max_depth
-            && n.beta.abs() < TB_WIN_BOUND
-            && n.static_eval - self.t.rfp_margin * (n.depth - i32::from(n.improving)) >= n.beta)
-            .then_some(n.static_eval)
-    }
-
-    /// Step 7b. Singular extensions: when the hash move's score (a lower bound from a search
-    /// nearly as deep) is far above what every other move reaches in a search of half the
-    /// depth, the hash move is extended, twice when far enough below (a few times a path). When
-    /// the others also reach beta, the node is cut (multi-cut). When they hold the hash
-    /// move's score, or the node is expected to fail high anyway, the hash move is reduced.
-    fn singular(&mut self, n: &mut Node) -> Option<i32> {
-        let e = n.tt_entry?;
-        if n.root
-            || n.excluded != 0
-            || n.depth < self.t.se_min_depth
-            || e.mv == 0
-            || e.mv != n.tt_move
-            || e.depth < n.depth - 3
-            || e.bound == Bound::Upper
-            || n.ply as i32 >= 2 * self.root_depth
-        {
-            return None;
-        }
-        let tt_score = score_from_tt(e.score, n.ply);
-        if tt_score.abs() >= TB_WIN_BOUND {
-            return None;
-        }
-        let s_beta = tt_score - self.t.se_beta_mul * n.depth / 16;
-        self.frames[n.ply].excluded = e.mv;
-        let score = self.negamax(
-            n.pos,
-            n.hash,
-            (n.depth - 1) / 2,
-            n.ply,
-            s_beta - 1,
-            s_beta,
-            n.cut_node,
-        );
-        self.frames[n.ply].excluded = 0;
-        if self.control.stopped {
-            return Some(0);
-        }
-        if score < s_beta {
-            n.tt_ext = if !n.pv_node
-                && score < s_beta - self.t.se_double_margin
-                && i32::from(self.frames[n.ply].double_exts) < self.t.se_double_max
-            {
-                2
-            } else {
-                1
-            };
-        } else if s_beta >= n.beta {
-            return Some(s_beta);
-        } else if tt_score >= n.beta || n.cut_node {
-            n.tt_ext = -1;
-        }
-        None
-    }
-
-    /// Step 5b. Razoring: a static evaluation far below alpha at a shallow depth asks the
-    /// quiescence search, and its score ends the node when it confirms the fail low.
-    fn razor(&mut self, n: &mut Node) -> Option<i32> {
-        if n.depth > self.t.razor_max_depth
-            || n.alpha.abs() >= TB_WIN_BOUND
-            || n.static_eval + self.t.razor_base + self.t.razor_mul * n.depth * n.depth > n.alpha
-        {
-            return None;
-        }
-        let score = self.qsearch(n.pos, n.hash, n.ply, n.alpha, n.alpha + 1);
-        (score <= n.alpha).then_some(score)
-    }
-
-    /// Step 6. Null-move pruning: passing the move and still failing high, searched `r` plies
-    /// shallower, ends the node (not twice in a row, not with pawns and king alone).
-    fn null_move(&mut self, n: &Node) -> Option<i32> {
-        let (pos, ply, beta) = (n.pos, n.ply, n.beta);
-        let turn = pos.turn();
-        let non_pawn = pos.board().by_color(turn) & !(pos.board().pawns() | pos.board().kings());
-        if n.depth < self.t.nmp_min_depth
-            || n.static_eval < beta
-            || self.frames[ply.saturating_sub(1)].null
-            || non_pawn.is_empty()
-            || beta.abs() >= TB_WIN_BOUND
-        {
-            return None;
-        }
-        let null_pos = pos.clone().swap_turn().ok()?;
-        let r = self.t.nmp_base
-            + n.depth / self.t.nmp_depth_div
-            + ((n.static_eval - beta) / self.t.nmp_eval_div).min(self.t.nmp_eval_max);
-        let null_hash = hash_of(&null_pos);
-        self.frames[ply].null = true;
-        self.frames[ply].moved = None;
-        if let Some(acc) = &mut self.inc {
-            acc.push_null(ply);
-        }
-        self.keys.push(null_hash);
-        let score = -self.negamax(
-            &null_pos,
-            null_hash,
-            n.depth - 1 - r,
-            ply + 1,
-            -beta,
-            -beta + 1,
-            !n.cut_node,
-        );
-        self.keys.pop();
-        self.frames[ply].null = false;
-        if self.control.stopped {
-            return Some(0);
-        }
-        (score >= beta).then_some(if score >= TB_WIN_BOUND { beta } else { score })
-    }
-
-    /// Step 6b. ProbCut: a good capture (by SEE) whose quiescence search and then a search 4
-    /// plies shallower beat `beta + probcut_margin` would almost surely beat beta at full
-    /// depth; the node is cut and the result kept in the hash table.
-    fn probcut(&mut self, n: &Node) -> Option<i32> {
-        let (pos, ply) = (n.pos, n.ply);
-        let pc_beta = n.beta + self.t.probcut_margin;
-        if n.depth < self.t.probcut_min_depth || n.beta.abs() >= TB_WIN_BOUND {
-            return None;
-        }
-        if let Some(e) = n.tt_entry
-            && e.depth >= n.depth - 3
-            && score_from_tt(e.score, ply) < pc_beta
-        {
-            return None;
-        }
-        let turn = pos.turn();
-        let threshold = pc_beta - n.static_eval;
-        for m in pos.legal_moves() {
-            if !m.is_capture() || !see::see_ge(pos.board(), turn, &m, threshold) {
-                continue;
-            }
-            let (child, child_hash) = play(pos, n.hash, m);
-            self.tt.prefetch(child_hash);
-            if let Some(acc) = &mut self.inc {
-                acc.push(ply, pos, m);
-            }
-            self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
-            self.keys.push(child_hash);
-            let mut score = -self.qsearch(&child, child_hash, ply + 1, -pc_beta, -pc_beta + 1);
-            if score >= pc_beta {
-                score = -self.negamax(
-                    &child,
-                    child_hash,
-                    n.depth - 4,
-                    ply + 1,
-                    -pc_beta,
-                    -pc_beta + 1,
-                    !n.cut_node,
-                );
-            }
-            self.keys.pop();
-            if self.control.stopped {
-                return Some(0);
-            }
-            if score >= pc_beta {
-                self.tt.store(
-                    n.hash,
-                    encode_move(&m),
-                    score_to_tt(score, ply),
-                    n.raw_eval,
-                    n.depth - 3,
-                    Bound::Lower,
-                );
-                return Some(score);
-            }
-        }
-        None
     }
 
     /// Steps 8 and 9: every move in order, pruned, reduced and searched; the result stored.
