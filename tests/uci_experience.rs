@@ -435,7 +435,8 @@ fn shakmaty_line(moves: &str) -> Vec<shakmaty::Move> {
 
 /// With `Learning`, a lost game turns the engine away from the move that led into it: the
 /// result flows back (Q-learning step) to the position after the engine's move, and the root
-/// bias leaves that move, however deep the new search goes. `LearningRate 0` learns nothing.
+/// bias leaves that move in the new search. `LearningRate 0` learns nothing: the new search, as
+/// deep as the first, plays the first one's move again.
 #[test]
 fn a_lost_line_is_left_the_next_time() {
     use deepred::chess::rules::GameResult;
@@ -444,11 +445,11 @@ fn a_lost_line_is_left_the_next_time() {
     let dir = temp_dir("qlearn");
     let db = dir.join("exp.sqlite");
     let mut e = learning_engine(&db);
-    // pst: the evaluator whose depth-7 and depth-9 choices agree here, so that only the
-    // learning step can change the move.
+    // pst, and the same depth before and after: only the learning step may change the move
+    // (a deeper search could change it by itself).
     e.send("setoption name Evaluator value pst");
     e.send("position startpos");
-    e.send("go depth 7");
+    e.send("go depth 8");
     let (best, _) = e.bestmove(SECS(30));
     let choice = best.split_whitespace().nth(1).unwrap().to_string();
     e.quit();
@@ -487,7 +488,7 @@ fn a_lost_line_is_left_the_next_time() {
         let mut e = learning_engine(&copy);
         e.send("setoption name Evaluator value pst");
         e.send("position startpos");
-        e.send("go depth 9");
+        e.send("go depth 8");
         let (best, _) = e.bestmove(SECS(30));
         assert_eq!(
             best.split_whitespace().nth(1) != Some(choice.as_str()),
