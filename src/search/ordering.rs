@@ -62,24 +62,38 @@ fn best_first(keys: &mut OrderKeys, n: usize) {
     keys.swap(0, bi);
 }
 
-/// Quiet moves tried at a node, as `piece index << 6 | target square`.
-pub(super) struct Quiets {
-    list: [u16; 64],
+/// Moves tried at a node, as codes (at most `N`; later ones are not kept).
+pub(super) struct Tried<const N: usize> {
+    list: [u16; N],
     pub len: usize,
 }
 
-impl Quiets {
+impl<const N: usize> Tried<N> {
     pub fn new() -> Self {
-        Quiets {
-            list: [0; 64],
+        Tried {
+            list: [0; N],
             len: 0,
         }
     }
-    pub fn push(&mut self, turn: Color, m: &Move) {
-        if self.len < 64 {
-            self.list[self.len] = quiet_code(turn, m);
+
+    fn add(&mut self, code: u16) {
+        if self.len < N {
+            self.list[self.len] = code;
             self.len += 1;
         }
+    }
+
+    fn codes(&self) -> &[u16] {
+        &self.list[..self.len]
+    }
+}
+
+/// Quiet moves tried at a node, as `piece index << 6 | target square`.
+pub(super) type Quiets = Tried<64>;
+
+impl Quiets {
+    pub fn push(&mut self, turn: Color, m: &Move) {
+        self.add(quiet_code(turn, m));
     }
 }
 
@@ -89,24 +103,12 @@ fn quiet_code(turn: Color, m: &Move) -> u16 {
 }
 
 /// Captures tried at a node, as `piece index << 9 | victim index << 6 | target square`.
-pub(super) struct TriedCaptures {
-    list: [u16; 32],
-    pub len: usize,
-}
+pub(super) type TriedCaptures = Tried<32>;
 
 impl TriedCaptures {
-    pub fn new() -> Self {
-        TriedCaptures {
-            list: [0; 32],
-            len: 0,
-        }
-    }
     pub fn push(&mut self, turn: Color, m: &Move) {
-        if let Some(code) = capture_code(turn, m)
-            && self.len < 32
-        {
-            self.list[self.len] = code;
-            self.len += 1;
+        if let Some(code) = capture_code(turn, m) {
+            self.add(code);
         }
     }
 }
@@ -252,7 +254,7 @@ impl History {
         }
         let bonus = Self::bonus(t, depth);
         let best_code = quiet_code(turn, &best);
-        for &q in &quiets.list[..quiets.len] {
+        for &q in quiets.codes() {
             let b = if q == best_code { bonus } else { -bonus };
             let h = &mut self.scores[usize::from(q >> 6)][usize::from(q & 63)];
             *h += b - *h * b.abs() / t.history_max;
@@ -292,7 +294,7 @@ impl History {
         best: Option<u16>,
         bonus: i32,
     ) {
-        for &c in &captures.list[..captures.len] {
+        for &c in captures.codes() {
             if Some(c) != best {
                 gravity(
                     &mut self.captures[usize::from(c)],

@@ -277,7 +277,8 @@ impl Worker<'_> {
         if n.in_check {
             n.static_eval = -INF;
         } else if n.excluded != 0 {
-            n.corr_keys = Keys::of(n.pos);
+            // A singular extension's search: the node's own evaluation, and no correction
+            // update (its result is not stored), so no keys.
             n.static_eval = self.frames[ply].static_eval;
             n.raw_eval = self.frames[ply].raw_eval;
         } else {
