@@ -137,3 +137,38 @@ fn tunables_change_the_search_and_defaults_do_not() {
     assert_ne!(other.nodes, default.nodes);
     assert!(pos.legal_moves().contains(&other.best.unwrap()));
 }
+
+/// `EvalFiftyBase` damps the evaluation by the fifty-move counter: a rook up with 90 half-moves
+/// gone (and no pawn or capture to reset the clock within the search) scores about
+/// `(200 - 91) / 200` of what it scores with the damping off, which ignores the clock.
+#[test]
+fn fifty_move_damping_shrinks_a_score_as_the_clock_runs() {
+    use deepred::search::params::Tunables;
+    use std::sync::Arc;
+    let run = |halfmoves: u32, base: i32| {
+        let pos = parse_fen(
+            &format!("8/8/4k3/8/8/2n5/8/R3K3 w - - {halfmoves} 80"),
+            false,
+        )
+        .unwrap();
+        let mut t = Tunables::default();
+        t.set("EvalFiftyBase", base).unwrap();
+        let mut params = SearchParams::new(pos, Limits::depth(1));
+        params.tunables = Arc::new(t);
+        search(&params, &Shared::default(), &TranspositionTable::new(1)).score
+    };
+    let (fresh, off) = (run(0, 0), run(90, 0));
+    assert_eq!(fresh, off, "off: the clock does not count");
+    assert!(off > 100, "a rook against a knight: {off}");
+    let damped = run(90, 200);
+    let want = off * (200 - 91) / 200;
+    assert!(
+        (damped - want).abs() <= off / 10,
+        "damped {damped}, undamped {off}, expected about {want}"
+    );
+    let early = run(0, 200);
+    assert!(
+        (early - off).abs() <= off / 50,
+        "one half-move in: {early} against {off}"
+    );
+}

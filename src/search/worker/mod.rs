@@ -202,12 +202,21 @@ impl<'a> Worker<'a> {
     }
 
     /// Static evaluation of `pos` (the position at `ply`) for the side to move.
+    /// The evaluator's score, damped as the fifty-move counter runs (`EvalFiftyBase`, when on):
+    /// the evaluators score a position without its clock, and a won position with no progress
+    /// for 90 half-moves is not the win it was.
     fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
-        match &self.inc {
+        let v = match &self.inc {
             Some(acc) => acc.evaluate_cp(ply, pos.turn()),
             None => self.eval.evaluate(pos, hash),
-        }
-        .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+        };
+        let base = self.t.eval_fifty_base;
+        let v = if base > 100 {
+            v * (base - pos.halfmoves().min(100) as i32) / base
+        } else {
+            v
+        };
+        v.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The static evaluation `raw` of `pos` (keys `k`) corrected by the correction history.
