@@ -60,3 +60,154 @@ fn a_missing_binary_is_one_clear_line() {
     assert!(!out.status.success());
     assert!(err.contains("'/nonexistent/deepred' not found"), "{err}");
 }
+
+/// `scripts/spsa.py` against a stand-in engine whose matches the test decides: the first
+/// engine (theta + c * delta) wins both games of the first iteration and loses both of the
+/// second, so each parameter moves by `r * c * (wins - losses)` towards the winner's side, with
+/// OpenBench's schedule computed here independently; the third match fails, the script stops
+/// with a clear error and keeps its state, and a second run finishes the tune from there.
+#[test]
+fn spsa_moves_each_parameter_towards_the_winner_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("deepred-spsa-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The stand-in: `ENGINE match ...` prints a result line chosen by how often it was called,
+    // and keeps its arguments.
+    let engine = dir.join("engine.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            r#"#!/bin/sh
+d={dir}
+n=$(cat "$d/calls" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "$d/calls"
+echo "$@" > "$d/args$n"
+case $n in
+  1|4) echo "A vs B: 2 games, 2 wins, 0 losses, 0 draws" ;;
+  2) echo "A vs B: 2 games, 0 wins, 2 losses, 0 draws" ;;
+  *) echo "engine broke" >&2; exit 1 ;;
+esac
+"#,
+            dir = dir.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&engine)
+        .status()
+        .unwrap();
+    let inputs = dir.join("inputs.txt");
+    std::fs::write(
+        &inputs,
+        "Alpha, int, 100, 0, 200, 10, 0.002\nBeta, int, 50, 40, 60, 4, 0.002\n",
+    )
+    .unwrap();
+    let state = dir.join("state.json");
+    let run = || {
+        Command::new("python3")
+            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/spsa.py"))
+            .args(["--engine", engine.to_str().unwrap()])
+            .args(["--state", state.to_str().unwrap()])
+            .args(["--inputs", inputs.to_str().unwrap()])
+            .args(["--iterations", "4", "--pairs", "1", "--nodes", "100"])
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("spsa: match failed") && err.contains("engine broke"),
+        "{err}"
+    );
+
+    // OpenBench's schedule, written out again here.
+    let (n, alpha, gamma, a_ratio) = (4.0f64, 0.602f64, 0.101f64, 0.1f64);
+    let step = |c_end: f64, r_end: f64, i: f64| {
+        let c_value = c_end * n.powf(gamma);
+        let a_value = r_end * c_end * c_end * (a_ratio * n + n).powf(alpha);
+        let c = (c_value / i.powf(gamma)).max(0.5);
+        let r = a_value / (a_ratio * n + i).powf(alpha) / (c * c);
+        (c, r)
+    };
+    let option = |call: u32, side: &str, name: &str| -> f64 {
+        let args = std::fs::read_to_string(dir.join(format!("args{call}"))).unwrap();
+        let words: Vec<&str> = args.split_whitespace().collect();
+        let at = words
+            .windows(2)
+            .find(|w| w[0] == side && w[1].starts_with(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("{side} {name} in {args}"));
+        at[1].split('=').nth(1).unwrap().parse().unwrap()
+    };
+    let mut want = [(100.0, 10.0), (50.0, 4.0)];
+    for (call, result) in [(1u32, 2.0), (2, -2.0)] {
+        for (k, name) in ["Alpha", "Beta"].iter().enumerate() {
+            let (theta, c_end) = want[k];
+            let (c, r) = step(c_end, 0.002, f64::from(call));
+            let plus = option(call, "--engine-option", name);
+            let minus = option(call, "--opponent-option", name);
+            let sign = (plus - minus).signum();
+            assert_eq!(plus, (theta + c * sign).round(), "{name} at {call}");
+            assert_eq!(minus, (theta - c * sign).round(), "{name} at {call}");
+            want[k].0 = theta + r * c * result * sign;
+        }
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(saved["done"], 2);
+    assert_eq!(saved["games"], 4);
+    for (k, p) in saved["params"].as_array().unwrap().iter().enumerate() {
+        let v = p["value"].as_f64().unwrap();
+        assert!((v - want[k].0).abs() < 1e-9, "{p} against {}", want[k].0);
+    }
+
+    // Resumed: iteration 3 (the stand-in's fourth call) and then the fourth (a failure again).
+    std::fs::write(dir.join("calls"), "3").unwrap();
+    let out = run();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(saved["done"], 3, "{saved}");
+    assert_eq!(saved["wld"], serde_json::json!([4, 2, 0]));
+    for p in saved["params"].as_array().unwrap() {
+        let (v, lo, hi) = (p["value"].as_f64(), p["min"].as_f64(), p["max"].as_f64());
+        assert!(lo <= v && v <= hi, "{p}");
+    }
+    let log = std::fs::read_to_string(dir.join("state.json.csv")).unwrap();
+    assert_eq!(log.lines().count(), 1 + 3, "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bad input line and an unknown `--only` name are refused with one clear line.
+#[test]
+fn spsa_refuses_bad_inputs() {
+    let dir = std::env::temp_dir().join(format!("deepred-spsa-bad-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let inputs = dir.join("inputs.txt");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/spsa.py");
+    for (text, only, message) in [
+        ("Alpha, int, 100, 0\n", None, "line 1: not 'name, int"),
+        (
+            "Alpha, int, 100, 0, 200, 10, 0.002\n",
+            Some("Gamma"),
+            "--only names no tunable: gamma",
+        ),
+    ] {
+        std::fs::write(&inputs, text).unwrap();
+        let state = dir.join("state.json");
+        let mut cmd = Command::new("python3");
+        cmd.arg(&script)
+            .args(["--engine", "/bin/sh", "--state", state.to_str().unwrap()])
+            .args(["--inputs", inputs.to_str().unwrap()]);
+        if let Some(o) = only {
+            cmd.args(["--only", o]);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(message), "{err}");
+        assert!(!state.exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
