@@ -462,3 +462,109 @@ fn a_moves_per_period_clock_sends_movestogo_and_refills() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--resume`: a match stopped after 4 of 6 games goes on with games 5 and 6 only, counting the
+/// first four from its PGN (the summary's totals are the PGN's); a game missing from the middle
+/// of the file is played again, and a finished match plays nothing more. Another `--seed`
+/// (other openings) is refused, and the file is left as it was.
+#[test]
+fn a_resumed_match_plays_only_the_games_its_pgn_lacks() {
+    let dir = temp_dir("resume");
+    let pgn = dir.join("m.pgn");
+    let args = |games: &'static str, seed: &'static str, resume: bool| {
+        let mut v: Vec<String> = [
+            "--opponent",
+            &format!("{BIN} uci"),
+            "--nodes",
+            "400",
+            "--max-plies",
+            "100",
+            "--book",
+            &book(),
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(["--games", games, "--seed", seed].map(String::from));
+        if resume {
+            v.push("--resume".into());
+        }
+        v
+    };
+    let go = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = run_match(&a);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        let played: Vec<usize> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("game ")?.split(' ').next()?.parse().ok())
+            .collect();
+        (out, played)
+    };
+    let rounds = |games: &[deepred::chess::pgn::PgnGame]| {
+        let mut r: Vec<usize> = games
+            .iter()
+            .map(|g| g.tag("Round").unwrap().parse().unwrap())
+            .collect();
+        r.sort();
+        r
+    };
+    let (_, played) = go(args("4", "5", false));
+    assert_eq!(played, [1, 2, 3, 4]);
+    let (out, mut played) = go(args("6", "5", true));
+    played.sort();
+    assert_eq!(played, [5, 6], "{out}");
+    assert!(out.contains(": 6 games,"), "{out}");
+    assert!(
+        out.contains("(4 of these games were played before"),
+        "{out}"
+    );
+    let games = read_pgn(&pgn);
+    assert_eq!(rounds(&games), [1, 2, 3, 4, 5, 6]);
+    // The totals are the PGN's: Deep Red (1) is the first engine.
+    let (mut w, mut l, mut d) = (0, 0, 0);
+    for g in &games {
+        let first_white = g.tag("White").unwrap().ends_with("(1)");
+        match (g.result.unwrap(), first_white) {
+            (GameResult::Draw, _) => d += 1,
+            (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => w += 1,
+            _ => l += 1,
+        }
+    }
+    assert!(
+        out.contains(&format!("6 games, {w} wins, {l} losses, {d} draws")),
+        "{out}"
+    );
+    assert_eq!(ptnml(&out).iter().sum::<u32>(), 3, "{out}");
+
+    // Game 2 lost from the file: only it is played again.
+    let text_before = std::fs::read_to_string(&pgn).unwrap();
+    let kept: Vec<&str> = text_before
+        .split("[Event ")
+        .filter(|g| !g.is_empty() && !g.contains("[Round \"2\"]"))
+        .collect();
+    std::fs::write(&pgn, format!("[Event {}", kept.join("[Event "))).unwrap();
+    assert_eq!(rounds(&read_pgn(&pgn)), [1, 3, 4, 5, 6]);
+    let (_, played) = go(args("6", "5", true));
+    assert_eq!(played, [2]);
+    assert_eq!(rounds(&read_pgn(&pgn)), [1, 2, 3, 4, 5, 6]);
+    let (out, played) = go(args("6", "5", true));
+    assert!(played.is_empty(), "{out}");
+    assert!(out.contains(": 6 games,"), "{out}");
+
+    // Other openings: refused, the file unchanged.
+    let before = std::fs::read(&pgn).unwrap();
+    let a = args("6", "7", true);
+    let o = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        err.contains("cannot resume from") && err.contains("opening is"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&pgn).unwrap(), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -78,6 +78,11 @@ pub struct MatchArgs {
     /// A game this long is drawn.
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
+    /// Count the games already in the --pgn file (an earlier run of the same match: same
+    /// engines, options, --book, --seed and --tc) and play only the others: a stopped match or
+    /// SPRT goes on where it was.
+    #[arg(long, requires = "pgn")]
+    pub resume: bool,
     /// Milliseconds an engine may overstep its clock before it loses on time.
     #[arg(long, default_value_t = 100)]
     pub time_margin: u64,

@@ -52,6 +52,8 @@ pub enum Error {
         line: usize,
         source: crate::chess::Error,
     },
+    #[error("cannot resume from '{}': {why}", path.display())]
+    Resume { path: PathBuf, why: String },
     #[error("'{}' has no opening", path.display())]
     NoOpenings { path: PathBuf },
     /// A game could not be played (the engines could not be set up for it).

@@ -333,6 +333,7 @@ pub fn loop_match(
         learn: None,
         adjudication: Adjudication::default(),
         time_margin_ms: 100,
+        resume: false,
         move_timeout_ms: 60_000,
         chess960: false,
         event: "deepred learn".to_string(),

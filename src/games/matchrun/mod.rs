@@ -8,11 +8,13 @@
 //! game to the PGN file at once, learns the games decided on the board into the experience store
 //! (`--learn`), and sums the result up with an Elo estimate and its 95% error bar from games
 //! (trinomial) and from game pairs (pentanomial); `--sprt` stops the match once a sequential
-//! probability ratio test on the pairs accepts a hypothesis.
+//! probability ratio test on the pairs accepts a hypothesis; `--resume` counts the games
+//! already in the PGN file and plays the rest.
 
 mod adjudication;
 mod clock;
 mod report;
+mod resume;
 mod runner;
 mod sprt;
 mod stats;

@@ -46,6 +46,29 @@ impl Ending {
         }
     }
 
+    /// The ending [`Self::describe`] wrote (the PGN's `Comment` tag), back: a resumed match
+    /// counts its earlier games' endings.
+    pub(super) fn from_description(text: &str) -> Option<Ending> {
+        let after = |marker: &str| text.split_once(marker).map(|(_, rest)| rest.to_string());
+        Some(match text {
+            "checkmate" => Ending::Checkmate,
+            "stalemate" => Ending::Stalemate,
+            "threefold repetition" => Ending::Repetition,
+            "fifty-move rule" => Ending::FiftyMoves,
+            "insufficient material" => Ending::InsufficientMaterial,
+            "draw by adjudication" => Ending::AdjudicatedDraw,
+            "draw by adjudication (ply limit)" => Ending::MaxPlies,
+            t if t.ends_with(" resigns (adjudication)") => Ending::AdjudicatedWin,
+            t if t.ends_with(" loses on time") => Ending::TimeForfeit,
+            t if t.ends_with(" gives no move in a position with legal moves") => Ending::NoMove,
+            t if t.contains(" makes an illegal move: ") => {
+                Ending::IllegalMove(after(" makes an illegal move: ")?)
+            }
+            t if t.contains(" disconnects: ") => Ending::Crash(after(" disconnects: ")?),
+            _ => return None,
+        })
+    }
+
     pub(super) fn describe(&self, loser: Option<&str>) -> String {
         let l = loser.unwrap_or("?");
         match self {
@@ -116,6 +139,8 @@ pub struct MatchReport {
     pub games: Vec<GameOutcome>,
     /// Games learned into the store (new ones).
     pub learned: usize,
+    /// Games counted from the PGN file of an earlier run (`--resume`).
+    pub resumed: usize,
     /// Problems that did not stop the match (store errors, restarts).
     pub warnings: Vec<String>,
 }
@@ -164,6 +189,12 @@ impl MatchReport {
             t.losses,
             t.draws
         );
+        if self.resumed > 0 {
+            out.push_str(&format!(
+                "({} of these games were played before and resumed from the PGN)\n",
+                self.resumed
+            ));
+        }
         out.push_str(&format!(
             "score {:.1}%, Elo {} (95%), LOS {:.1}%\n",
             100.0 * t.score(),
@@ -277,6 +308,28 @@ pub fn game_line(r: &MatchReport, g: &GameOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_ending_reads_back_from_its_description() {
+        for e in [
+            Ending::Checkmate,
+            Ending::Stalemate,
+            Ending::Repetition,
+            Ending::FiftyMoves,
+            Ending::InsufficientMaterial,
+            Ending::AdjudicatedDraw,
+            Ending::AdjudicatedWin,
+            Ending::MaxPlies,
+            Ending::TimeForfeit,
+            Ending::IllegalMove("e2e5".into()),
+            Ending::NoMove,
+            Ending::Crash("broken pipe: x".into()),
+        ] {
+            let text = e.describe(Some("Engine (1)"));
+            assert_eq!(Ending::from_description(&text), Some(e), "{text}");
+        }
+        assert_eq!(Ending::from_description("won by charm"), None);
+    }
 
     #[test]
     fn points_follow_colour() {

@@ -1,6 +1,7 @@
 //! The match runner: starts the engines, plays the games (concurrently, openings in pairs with
 //! colours swapped), keeps the clocks, turns faults into lost games, writes the PGN and learns.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -70,6 +71,8 @@ pub struct MatchOptions {
     pub adjudication: Adjudication,
     /// Extra time an engine may use beyond its clock before it loses on time.
     pub time_margin_ms: u64,
+    /// Count the games already in the `pgn` file and play only the others.
+    pub resume: bool,
     /// Longest wait for a move under a node, depth or movetime limit.
     pub move_timeout_ms: u64,
     pub chess960: bool,
@@ -289,6 +292,16 @@ pub fn run(
     };
     let mut order: Vec<usize> = (0..opts.openings.len().max(1)).collect();
     order.shuffle(&mut StdRng::seed_from_u64(opts.seed));
+    let (resumed, resume_warnings) = match (&opts.pgn, opts.resume) {
+        (Some(p), true) => super::resume::finished_games(
+            p,
+            opts,
+            &order,
+            (engine_name.as_str(), opponent_name.as_str()),
+        )?,
+        _ => (Vec::new(), Vec::new()),
+    };
+    let done: HashSet<usize> = resumed.iter().map(|g| g.round).collect();
     let state = Match {
         opts,
         report: Mutex::new(MatchReport {
@@ -304,6 +317,7 @@ pub fn run(
         engine_name,
         opponent_name,
         order,
+        done,
         next: AtomicUsize::new(0),
         failed: Mutex::new(None),
         abort: AtomicBool::new(false),
@@ -312,6 +326,16 @@ pub fn run(
         firsts: Mutex::new(Some((first_engine, first_opponent))),
         date: pgn_date(),
     };
+    {
+        let mut r = state.report.lock().unwrap_or_else(|p| p.into_inner());
+        r.warnings.extend(resume_warnings);
+        r.resumed = resumed.len();
+        let mut resumed = resumed;
+        resumed.sort_by_key(|g| g.round);
+        for g in resumed {
+            r.record(g);
+        }
+    }
     std::thread::scope(|s| {
         for _ in 0..opts.concurrency.clamp(1, 64) {
             s.spawn(|| state.play_games(&progress));
@@ -336,6 +360,8 @@ struct Match<'a> {
     opponent_name: String,
     /// The openings in the order they are played (each twice).
     order: Vec<usize>,
+    /// The rounds already played (`--resume`).
+    done: HashSet<usize>,
     /// The next game to start.
     next: AtomicUsize,
     /// The error that stopped the match, if one did.
@@ -378,6 +404,9 @@ impl Match<'_> {
             };
             if g >= opts.games {
                 break;
+            }
+            if self.done.contains(&(g + 1)) {
+                continue;
             }
             let engine_white = g.is_multiple_of(2);
             let start = opts
@@ -527,7 +556,7 @@ impl Match<'_> {
 }
 
 /// The PGN `TimeControl`: the common limit, or `White/Black` limits when they differ.
-fn time_control_tag(opts: &MatchOptions, engine_white: bool) -> String {
+pub(super) fn time_control_tag(opts: &MatchOptions, engine_white: bool) -> String {
     match opts.opponent_limit {
         Some(o) if o != opts.limit => {
             let (w, b) = if engine_white {

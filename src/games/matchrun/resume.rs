@@ -1,0 +1,109 @@
+//! Resuming a match from its PGN (`deepred match --resume`): the games already in the file
+//! count again, and only the others are played. A long SPRT can then be stopped and started
+//! again with the same command. A game is taken only if it is one this match would play: its
+//! round, colours, players, opening and time control must be the ones the same options give.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::report::{Ending, GameOutcome};
+use super::runner::{MatchOptions, time_control_tag};
+use crate::chess::fen::fen_of;
+use crate::chess::pgn::read_games;
+use crate::games::Error;
+
+/// The finished games of this match in the PGN at `path` (none if there is no file), and a
+/// warning for each unreadable game (it is played again).
+pub(super) fn finished_games(
+    path: &Path,
+    opts: &MatchOptions,
+    order: &[usize],
+    (engine_name, opponent_name): (&str, &str),
+) -> Result<(Vec<GameOutcome>, Vec<String>), Error> {
+    let refuse = |why: String| Error::Resume {
+        path: path.to_path_buf(),
+        why,
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+        Err(source) => {
+            return Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let (mut games, mut warnings, mut seen) = (Vec::new(), Vec::new(), BTreeSet::new());
+    for g in read_games(file) {
+        let g = match g {
+            Ok(g) => g,
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: game {} unreadable, played again: {}",
+                    path.display(),
+                    e.number,
+                    e.reason
+                ));
+                continue;
+            }
+        };
+        let round: usize = match g.tag("Round").and_then(|r| r.parse().ok()) {
+            Some(r) if (1..=opts.games).contains(&r) => r,
+            _ => {
+                return Err(refuse(format!(
+                    "game {} has no Round from 1 to --games {}",
+                    g.number, opts.games
+                )));
+            }
+        };
+        if !seen.insert(round) {
+            return Err(refuse(format!("round {round} is in the file twice")));
+        }
+        let engine_white = (round - 1).is_multiple_of(2);
+        let (white, black) = if engine_white {
+            (engine_name, opponent_name)
+        } else {
+            (opponent_name, engine_name)
+        };
+        let start = opts
+            .openings
+            .get(order[((round - 1) / 2) % order.len()])
+            .cloned()
+            .unwrap_or_default();
+        let checks = [
+            ("White", g.tag("White").unwrap_or(""), white.to_string()),
+            ("Black", g.tag("Black").unwrap_or(""), black.to_string()),
+            ("opening", &fen_of(&g.start), fen_of(&start)),
+            (
+                "TimeControl",
+                g.tag("TimeControl").unwrap_or(""),
+                time_control_tag(opts, engine_white),
+            ),
+        ];
+        for (what, found, want) in checks {
+            if found != want {
+                return Err(refuse(format!(
+                    "round {round}: {what} is '{found}', this match's is '{want}' \
+                     (the same --engine, --opponent, --book, --seed and --tc resume a match)"
+                )));
+            }
+        }
+        let ending = g.tag("Comment").and_then(Ending::from_description);
+        let (Some(result), Some(ending)) = (g.result, ending) else {
+            return Err(refuse(format!(
+                "round {round} has no result or no ending this runner wrote"
+            )));
+        };
+        games.push(GameOutcome {
+            round,
+            engine_white,
+            result,
+            ending,
+            start: g.start,
+            moves: g.moves,
+            evals: Vec::new(),
+        });
+    }
+    Ok((games, warnings))
+}
