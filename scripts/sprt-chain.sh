@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The SPRTs of the search's changes one after the other, each change against the commit before
+# it ("A search worth the net" in BENCHMARKS.md), resumable: run it again after a stop (a
+# session's end, Ctrl-C) and each test goes on from the games in its PGN (`deepred match
+# --resume`); a test that has decided is skipped. Each commit's binary is built once into
+# $SPRT_DIR/bin (a git worktree, sharing one target folder).
+#
+#   nice scripts/sprt-chain.sh            # the chain below, 8+0.08, UHO openings, 2 at a time
+#   CHAIN="abc1234:def5678:40" scripts/sprt-chain.sh
+#
+# Env: CHAIN (space-separated CHANGE:PARENT:SEED), SPRT_DIR (default data/sprt), LIMIT (default
+# "--tc 8+0.08"), BOUNDS (default 0,5,0.05,0.05), GAMES (most games per test, default 20000),
+# CONCURRENCY (default 2), BOOK (default ../shared/data/books/UHO_4060_v2.epd), DEEPRED (the
+# binary that runs the matches; it needs --resume). Per test, in SPRT_DIR: CHANGE.pgn (the
+# games), CHANGE.log (a line per game), CHANGE.result (the summary, once decided).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_deepred
+BOOK="${BOOK:-$SHARED/books/UHO_4060_v2.epd}"
+need_shared "$BOOK" "the UHO openings"
+DIR="${SPRT_DIR:-$ROOT/data/sprt}"
+LIMIT="${LIMIT:---tc 8+0.08}"
+BOUNDS="${BOUNDS:-0,5,0.05,0.05}"
+GAMES="${GAMES:-20000}"
+CONCURRENCY="${CONCURRENCY:-2}"
+# Issue 28's changes in the order they were made; the seeds of the first two are those of the
+# runs begun earlier (their PGNs resume).
+CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38}"
+mkdir -p "$DIR/bin"
+
+# build COMMIT: $DIR/bin/COMMIT, the release binary of that commit.
+build() {
+    [ -x "$DIR/bin/$1" ] && return 0
+    local wt
+    wt="$(mktemp -d)"
+    git -C "$ROOT" worktree add -q --detach "$wt" "$1"
+    (cd "$wt" && CARGO_TARGET_DIR="$DIR/target" cargo build --release -q --bin deepred)
+    cp "$DIR/target/release/deepred" "$DIR/bin/$1"
+    git -C "$ROOT" worktree remove --force "$wt"
+}
+
+for link in $CHAIN; do
+    IFS=: read -r change parent seed <<< "$link"
+    if [ -z "$change" ] || [ -z "$parent" ] || [ -z "$seed" ]; then
+        echo "error: '$link' in CHAIN is not CHANGE:PARENT:SEED" >&2
+        exit 1
+    fi
+    if [ -s "$DIR/$change.result" ]; then
+        echo "$change: decided before: $(grep '^SPRT' "$DIR/$change.result")"
+        continue
+    fi
+    build "$change"
+    build "$parent"
+    echo "$change against $parent (seed $seed): games in $DIR/$change.log"
+    # shellcheck disable=SC2086  # LIMIT is two words
+    "$DEEPRED" match --engine "$DIR/bin/$change" --opponent "$DIR/bin/$parent" $LIMIT \
+        --book "$BOOK" --sprt "$BOUNDS" --games "$GAMES" --concurrency "$CONCURRENCY" \
+        --seed "$seed" --pgn "$DIR/$change.pgn" --resume \
+        > "$DIR/$change.out" 2>> "$DIR/$change.log"
+    cat "$DIR/$change.out"
+    if grep -q '^SPRT: .* accepted' "$DIR/$change.out"; then
+        mv "$DIR/$change.out" "$DIR/$change.result"
+    else
+        echo "$change: undecided after --games $GAMES" >&2
+    fi
+done
