@@ -3,7 +3,7 @@
 
 use shakmaty::san::{San, SanError, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
 /// 16-bit move code: from (6 bits), to (6 bits; the rook square for castling), promotion (3 bits).
 /// 0 means no move (a1a1 is never a move).
@@ -16,10 +16,48 @@ pub fn encode_move(m: &Move) -> u16 {
 }
 
 /// The legal move of `pos` with code `code` (`encode_move`), if there is one.
+///
+/// Builds the move from the board and asks whether it is legal, which generates only the moves
+/// of one piece type to one square: the search tries its hash move this way before it generates
+/// every move.
 pub fn decode_move(pos: &Chess, code: u16) -> Option<Move> {
-    pos.legal_moves()
-        .into_iter()
-        .find(|m| encode_move(m) == code)
+    let (from, to) = (
+        Square::new(u32::from(code & 63)),
+        Square::new(u32::from((code >> 6) & 63)),
+    );
+    let promotion = match code >> 12 {
+        0 => None,
+        2 => Some(Role::Knight),
+        3 => Some(Role::Bishop),
+        4 => Some(Role::Rook),
+        5 => Some(Role::Queen),
+        _ => return None,
+    };
+    let board = pos.board();
+    let piece = board.piece_at(from)?;
+    if piece.color != pos.turn() || from == to {
+        return None;
+    }
+    let target = board.piece_at(to);
+    let m = if piece.role == Role::King
+        && target.is_some_and(|t| t.color == piece.color && t.role == Role::Rook)
+    {
+        Move::Castle {
+            king: from,
+            rook: to,
+        }
+    } else if piece.role == Role::Pawn && from.file() != to.file() && target.is_none() {
+        Move::EnPassant { from, to }
+    } else {
+        Move::Normal {
+            role: piece.role,
+            from,
+            capture: target.map(|t| t.role),
+            to,
+            promotion,
+        }
+    };
+    (encode_move(&m) == code && pos.is_legal(m)).then_some(m)
 }
 
 /// UCI text of a move (`e1g1` style castling unless Chess960).
@@ -249,6 +287,35 @@ pub(crate) fn uci_line(start: &Chess, moves: &str) -> Vec<Move> {
 mod tests {
     use super::*;
     use crate::chess::fen::parse_fen;
+
+    /// Every 16-bit code decodes as the legal move with that code, found by scanning the legal
+    /// moves, or as none: castling both ways (and Chess960 castling), en passant, promotions
+    /// with and without capture, checks, pins, a1a1.
+    #[test]
+    fn decoding_a_move_code_agrees_with_scanning_the_legal_moves() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "4k3/8/8/2KpP2r/8/8/8/8 w - d6 0 1",
+        ];
+        let mut positions: Vec<Chess> = fens.iter().map(|f| parse_fen(f, false).unwrap()).collect();
+        positions.push(parse_fen("1r1k2r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1", true).unwrap());
+        for pos in &positions {
+            let legal = pos.legal_moves();
+            let mut found = 0;
+            for code in 0..=u16::MAX {
+                let want = legal.iter().find(|m| encode_move(m) == code).copied();
+                assert_eq!(decode_move(pos, code), want, "code {code:#06x} in {pos:?}");
+                found += usize::from(want.is_some());
+            }
+            assert_eq!(found, legal.len());
+        }
+    }
 
     fn pos(fen: &str) -> Chess {
         parse_fen(fen, false).unwrap()
