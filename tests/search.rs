@@ -138,37 +138,49 @@ fn tunables_change_the_search_and_defaults_do_not() {
     assert!(pos.legal_moves().contains(&other.best.unwrap()));
 }
 
-/// `EvalFiftyBase` damps the evaluation by the fifty-move counter: a rook up with 90 half-moves
+/// `EvalFiftyDamp` damps the evaluation by the fifty-move counter: a rook up with 90 half-moves
 /// gone (and no pawn or capture to reset the clock within the search) scores about
-/// `(200 - 91) / 200` of what it scores with the damping off, which ignores the clock.
+/// `1 - 0.5 * 91 / 100` of what it scores with the damping off, which ignores the clock; and a
+/// hash table filled at one clock does not carry its damping to another.
 #[test]
 fn fifty_move_damping_shrinks_a_score_as_the_clock_runs() {
     use deepred::search::params::Tunables;
     use std::sync::Arc;
-    let run = |halfmoves: u32, base: i32| {
+    let run = |halfmoves: u32, damp: i32, tt: &TranspositionTable| {
         let pos = parse_fen(
             &format!("8/8/4k3/8/8/2n5/8/R3K3 w - - {halfmoves} 80"),
             false,
         )
         .unwrap();
         let mut t = Tunables::default();
-        t.set("EvalFiftyBase", base).unwrap();
+        t.set("EvalFiftyDamp", damp).unwrap();
         let mut params = SearchParams::new(pos, Limits::depth(1));
         params.tunables = Arc::new(t);
-        search(&params, &Shared::default(), &TranspositionTable::new(1)).score
+        search(&params, &Shared::default(), tt).score
     };
-    let (fresh, off) = (run(0, 0), run(90, 0));
-    assert_eq!(fresh, off, "off: the clock does not count");
+    let fresh = || TranspositionTable::new(1);
+    let (early, off) = (run(0, 0, &fresh()), run(90, 0, &fresh()));
+    assert_eq!(early, off, "off: the clock does not count");
     assert!(off > 100, "a rook against a knight: {off}");
-    let damped = run(90, 200);
-    let want = off * (200 - 91) / 200;
+    let want = off * (10_000 - 50 * 91) / 10_000;
+    let damped = run(90, 50, &fresh());
     assert!(
         (damped - want).abs() <= off / 10,
         "damped {damped}, undamped {off}, expected about {want}"
     );
-    let early = run(0, 200);
+    let near = run(0, 50, &fresh());
     assert!(
-        (early - off).abs() <= off / 50,
-        "one half-move in: {early} against {off}"
+        (near - off).abs() <= off / 50,
+        "one half-move in: {near} against {off}"
     );
+    // The hash table keeps the undamped evaluation (its key does not hold the clock): the
+    // root's entry after a damped search has the evaluation of an undamped one.
+    let root = parse_fen("8/8/4k3/8/8/2n5/8/R3K3 w - - 90 80", false).unwrap();
+    let key = deepred::chess::zobrist::hash_of(&root);
+    let (plain, with_damping) = (fresh(), fresh());
+    run(90, 0, &plain);
+    run(90, 50, &with_damping);
+    let eval = |tt: &TranspositionTable| tt.probe(key).expect("the root is stored").eval;
+    assert_eq!(eval(&with_damping), eval(&plain));
+    assert!(eval(&plain) > 100, "{}", eval(&plain));
 }

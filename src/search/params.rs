@@ -166,11 +166,12 @@ tunables! {
     corr_non_pawn_weight: "CorrNonPawnWeight" = 50, 0..=300, 10;
 
     // The static evaluation.
-    /// Fifty-move damping: the evaluator's score times `(eval_fifty_base - halfmove clock) /
-    /// eval_fifty_base`, so that a position drifts towards the draw the clock brings (at 200, a
-    /// score is halved at 100 half-moves). 0 (or anything up to 100): off, the default until an
-    /// SPRT accepts it (`--engine-option EvalFiftyBase=200` against the same binary).
-    eval_fifty_base: "EvalFiftyBase" = 0, 0..=2000, 20;
+    /// Fifty-move damping: the static evaluation loses this many percent at 100 half-moves
+    /// without a capture or pawn move, in proportion before (at 50, a score is halved at 100
+    /// half-moves), so that a position drifts towards the draw the clock brings. 0: off, the
+    /// default until an SPRT accepts it (`--engine-option EvalFiftyDamp=50` against the same
+    /// binary).
+    eval_fifty_damp: "EvalFiftyDamp" = 0, 0..=100, 5;
 
     // Tablebases.
     /// Depth added to a tablebase result stored in the hash table (Stockfish's 6): it is exact

@@ -202,26 +202,26 @@ impl<'a> Worker<'a> {
     }
 
     /// Static evaluation of `pos` (the position at `ply`) for the side to move.
-    /// The evaluator's score, damped as the fifty-move counter runs (`EvalFiftyBase`, when on):
-    /// the evaluators score a position without its clock, and a won position with no progress
-    /// for 90 half-moves is not the win it was.
+    /// Static evaluation of `pos` (the position at `ply`) for the side to move.
     fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
-        let v = match &self.inc {
+        match &self.inc {
             Some(acc) => acc.evaluate_cp(ply, pos.turn()),
             None => self.eval.evaluate(pos, hash),
-        };
-        let base = self.t.eval_fifty_base;
-        let v = if base > 100 {
-            v * (base - pos.halfmoves().min(100) as i32) / base
-        } else {
-            v
-        };
-        v.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+        }
+        .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
-    /// The static evaluation `raw` of `pos` (keys `k`) corrected by the correction history.
+    /// The static evaluation `raw` of `pos` (keys `k`), damped by the fifty-move counter
+    /// (`EvalFiftyDamp`) and corrected by the correction history. The hash table keeps `raw`:
+    /// its key does not hold the counter, so the damping is applied after every probe.
     fn corrected(&self, pos: &Chess, k: &Keys, raw: i32) -> i32 {
-        (raw + self.corr.get(&self.t, pos.turn(), k)).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+        let damp = self.t.eval_fifty_damp * pos.halfmoves().min(100) as i32;
+        let v = if damp > 0 {
+            raw * (10_000 - damp) / 10_000
+        } else {
+            raw
+        };
+        (v + self.corr.get(&self.t, pos.turn(), k)).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// Draw by the fifty-move rule, repetition or insufficient material.
