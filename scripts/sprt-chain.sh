@@ -30,14 +30,16 @@ CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 efe6cb0:71db942:34 b7e3328
 mkdir -p "$DIR/bin"
 
 # build COMMIT: $DIR/bin/COMMIT, the release binary of that commit.
+WORKTREE=""
+trap '[ -z "$WORKTREE" ] || git -C "$ROOT" worktree remove --force "$WORKTREE"' EXIT
 build() {
     [ -x "$DIR/bin/$1" ] && return 0
-    local wt
-    wt="$(mktemp -d)"
-    git -C "$ROOT" worktree add -q --detach "$wt" "$1"
-    (cd "$wt" && CARGO_TARGET_DIR="$DIR/target" cargo build --release -q --bin deepred)
+    WORKTREE="$(mktemp -d)"
+    git -C "$ROOT" worktree add -q --detach "$WORKTREE" "$1"
+    (cd "$WORKTREE" && CARGO_TARGET_DIR="$DIR/target" cargo build --release -q --bin deepred)
     cp "$DIR/target/release/deepred" "$DIR/bin/$1"
-    git -C "$ROOT" worktree remove --force "$wt"
+    git -C "$ROOT" worktree remove --force "$WORKTREE"
+    WORKTREE=""
 }
 
 for link in $CHAIN; do
@@ -54,10 +56,14 @@ for link in $CHAIN; do
     build "$parent"
     echo "$change against $parent (seed $seed): games in $DIR/$change.log"
     # shellcheck disable=SC2086  # LIMIT is two words
-    "$DEEPRED" match --engine "$DIR/bin/$change" --opponent "$DIR/bin/$parent" $LIMIT \
+    if ! "$DEEPRED" match --engine "$DIR/bin/$change" --opponent "$DIR/bin/$parent" $LIMIT \
         --book "$BOOK" --sprt "$BOUNDS" --games "$GAMES" --concurrency "$CONCURRENCY" \
         --seed "$seed" --pgn "$DIR/$change.pgn" --resume \
-        > "$DIR/$change.out" 2>> "$DIR/$change.log"
+        > "$DIR/$change.out" 2>> "$DIR/$change.log"; then
+        echo "error: the match of $change failed; the end of $DIR/$change.log:" >&2
+        tail -3 "$DIR/$change.log" >&2
+        exit 1
+    fi
     cat "$DIR/$change.out"
     if grep -q '^SPRT: .* accepted' "$DIR/$change.out"; then
         mv "$DIR/$change.out" "$DIR/$change.result"

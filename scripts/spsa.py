@@ -51,7 +51,7 @@ def parse_inputs(text):
         if not line or line.startswith("#"):
             continue
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 7 or parts[1] not in ("int", "float"):
+        if len(parts) != 7 or parts[1] != "int":
             raise ValueError(f"line {n}: not 'name, int, default, min, max, c_end, r_end': {line}")
         name, _, default, lo, hi, c_end, r_end = parts
         params.append(
@@ -167,6 +167,12 @@ def main():
         if os.path.exists(args.state):
             with open(args.state) as f:
                 state = json.load(f)
+            for key in ("iterations", "done", "games", "wld", "seed", "params"):
+                if key not in state:
+                    raise ValueError(f"{args.state} is no state of this script (no '{key}')")
+            if not args.show and (args.iterations, args.seed) != (state["iterations"], state["seed"]):
+                print(f"spsa: resuming {args.state} with its own --iterations "
+                      f"{state['iterations']} and --seed {state['seed']}", file=sys.stderr)
         elif args.show:
             raise ValueError(f"{args.state} does not exist")
         else:
@@ -205,7 +211,7 @@ def main():
             print(f"iteration {i}/{n}: {w}-{l}-{dr}", flush=True)
         show(state)
         return 0
-    except (ValueError, RuntimeError, OSError, json.JSONDecodeError, subprocess.CalledProcessError) as e:
+    except (ValueError, RuntimeError, OSError, KeyError, TypeError, subprocess.CalledProcessError) as e:
         print(f"spsa: {e}", file=sys.stderr)
         return 2
 

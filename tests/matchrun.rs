@@ -566,5 +566,13 @@ fn a_resumed_match_plays_only_the_games_its_pgn_lacks() {
         "{err}"
     );
     assert_eq!(std::fs::read(&pgn).unwrap(), before);
+    // Another option for a player (two builds of one engine share their names): refused.
+    let mut a = args("8", "5", true);
+    a.extend(["--opponent-option".to_string(), "Hash=8".to_string()]);
+    let o = run_match(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(err.contains("round 1: Match is"), "{err}");
+    assert_eq!(std::fs::read(&pgn).unwrap(), before);
     let _ = std::fs::remove_dir_all(&dir);
 }

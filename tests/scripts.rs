@@ -209,5 +209,36 @@ fn spsa_refuses_bad_inputs() {
         assert!(err.contains(message), "{err}");
         assert!(!state.exists());
     }
+    // A float tunable (Deep Red has none; the schedule here is for integers).
+    std::fs::write(&inputs, "Alpha, float, 1.5, 0, 2, 0.1, 0.002\n").unwrap();
+    let out = Command::new("python3")
+        .arg(&script)
+        .args([
+            "--engine",
+            "/bin/sh",
+            "--state",
+            dir.join("f.json").to_str().unwrap(),
+        ])
+        .args(["--inputs", inputs.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A state file of something else.
+    let other = dir.join("other.json");
+    std::fs::write(&other, "{}").unwrap();
+    let out = Command::new("python3")
+        .arg(&script)
+        .args([
+            "--engine",
+            "/bin/sh",
+            "--state",
+            other.to_str().unwrap(),
+            "--show",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is no state of this script"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,8 +18,7 @@ pub fn encode_move(m: &Move) -> u16 {
 /// The legal move of `pos` with code `code` (`encode_move`), if there is one.
 ///
 /// Builds the move from the board and asks whether it is legal, which generates only the moves
-/// of one piece type to one square: the search tries its hash move this way before it generates
-/// every move.
+/// of one piece type to one square, not every legal move.
 pub fn decode_move(pos: &Chess, code: u16) -> Option<Move> {
     let (from, to) = (
         Square::new(u32::from(code & 63)),

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use deepred::chess::fen::fen_of;
-use deepred::chess::notation::{encode_move, uci_move};
+use deepred::chess::notation::{decode_move, uci_move};
 use deepred::chess::pgn::read_games;
 use deepred::chess::zobrist::hash_of;
 use deepred::experience::book::ranked;
@@ -180,11 +180,7 @@ fn show(a: ShowArgs) -> ExitCode {
                 );
             }
             if let Ok(Some(r)) = store.memory_of(hash_of(&pos)) {
-                let mv = pos
-                    .legal_moves()
-                    .into_iter()
-                    .find(|m| encode_move(m) == r.mv)
-                    .map_or("?".to_string(), |m| uci_move(m, false));
+                let mv = decode_move(&pos, r.mv).map_or("?".to_string(), |m| uci_move(m, false));
                 println!(
                     "search memory: {mv} at depth {}, score {} cp, learned {:+} cp (value {} cp)",
                     r.depth,

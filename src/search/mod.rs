@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use shakmaty::{Move, Position};
 
-use crate::chess::notation::encode_move;
+use crate::chess::notation::decode_move;
 use crate::chess::syzygy::{Wdl, score_of};
 use crate::chess::zobrist::{hash_of, play};
 use crate::eval::{Evaluator, ScalarEvaluator};
@@ -131,10 +131,7 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         if let Some(e) = tt.probe(h)
             && e.mv != 0
         {
-            result.ponder = child
-                .legal_moves()
-                .into_iter()
-                .find(|m| encode_move(m) == e.mv);
+            result.ponder = decode_move(&child, e.mv);
         }
     }
     result

@@ -58,13 +58,14 @@ impl Ending {
             "insufficient material" => Ending::InsufficientMaterial,
             "draw by adjudication" => Ending::AdjudicatedDraw,
             "draw by adjudication (ply limit)" => Ending::MaxPlies,
-            t if t.ends_with(" resigns (adjudication)") => Ending::AdjudicatedWin,
-            t if t.ends_with(" loses on time") => Ending::TimeForfeit,
-            t if t.ends_with(" gives no move in a position with legal moves") => Ending::NoMove,
+            // The texts a loser's name or an engine's own words come in first.
+            t if t.contains(" disconnects: ") => Ending::Crash(after(" disconnects: ")?),
             t if t.contains(" makes an illegal move: ") => {
                 Ending::IllegalMove(after(" makes an illegal move: ")?)
             }
-            t if t.contains(" disconnects: ") => Ending::Crash(after(" disconnects: ")?),
+            t if t.ends_with(" resigns (adjudication)") => Ending::AdjudicatedWin,
+            t if t.ends_with(" loses on time") => Ending::TimeForfeit,
+            t if t.ends_with(" gives no move in a position with legal moves") => Ending::NoMove,
             _ => return None,
         })
     }
@@ -324,6 +325,8 @@ mod tests {
             Ending::IllegalMove("e2e5".into()),
             Ending::NoMove,
             Ending::Crash("broken pipe: x".into()),
+            Ending::Crash("engine says it loses on time".into()),
+            Ending::IllegalMove("a1a1 resigns (adjudication)".into()),
         ] {
             let text = e.describe(Some("Engine (1)"));
             assert_eq!(Ending::from_description(&text), Some(e), "{text}");

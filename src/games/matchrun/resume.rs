@@ -6,11 +6,42 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use shakmaty::Chess;
+
 use super::report::{Ending, GameOutcome};
 use super::runner::{MatchOptions, time_control_tag};
 use crate::chess::fen::fen_of;
 use crate::chess::pgn::read_games;
 use crate::games::Error;
+
+/// The opening of game `round` (1-based): the pair `(round - 1) / 2` takes the next opening of
+/// the shuffled `order`.
+pub(super) fn opening(opts: &MatchOptions, order: &[usize], round: usize) -> Chess {
+    opts.openings
+        .get(order[((round - 1) / 2) % order.len()])
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// What identifies the players of a match beyond their names (two builds of Deep Red have the
+/// same name): both commands and their options, and Chess960. The PGN's `Match` tag; a
+/// resumed game must carry the same. FNV-1a of the text, in hex.
+pub(super) fn match_id(opts: &MatchOptions) -> String {
+    let mut text = String::new();
+    for spec in [&opts.engine, &opts.opponent] {
+        text.push_str(spec.cmd.as_deref().unwrap_or("(this deepred)"));
+        for (name, value) in &spec.options {
+            text.push_str(&format!("\n{name}={value}"));
+        }
+        text.push_str("\n--\n");
+    }
+    text.push_str(&format!("chess960={}", opts.chess960));
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
 
 /// The finished games of this match in the PGN at `path` (none if there is no file), and a
 /// warning for each unreadable game (it is played again).
@@ -66,12 +97,15 @@ pub(super) fn finished_games(
         } else {
             (opponent_name, engine_name)
         };
-        let start = opts
-            .openings
-            .get(order[((round - 1) / 2) % order.len()])
-            .cloned()
-            .unwrap_or_default();
+        let start = opening(opts, order, round);
+        // PGNs written before the `Match` tag: only the names tell the players apart.
+        let id = g.tag("Match").map(|_| match_id(opts));
         let checks = [
+            (
+                "Match",
+                g.tag("Match").unwrap_or(""),
+                id.unwrap_or_default(),
+            ),
             ("White", g.tag("White").unwrap_or(""), white.to_string()),
             ("Black", g.tag("Black").unwrap_or(""), black.to_string()),
             ("opening", &fen_of(&g.start), fen_of(&start)),
@@ -84,8 +118,8 @@ pub(super) fn finished_games(
         for (what, found, want) in checks {
             if found != want {
                 return Err(refuse(format!(
-                    "round {round}: {what} is '{found}', this match's is '{want}' \
-                     (the same --engine, --opponent, --book, --seed and --tc resume a match)"
+                    "round {round}: {what} is '{found}', this match's is '{want}' (the same \
+                     --engine, --opponent, their options, --book, --seed and --tc resume a match)"
                 )));
             }
         }

@@ -317,6 +317,7 @@ pub fn run(
         engine_name,
         opponent_name,
         order,
+        id: super::resume::match_id(opts),
         done,
         next: AtomicUsize::new(0),
         failed: Mutex::new(None),
@@ -360,6 +361,8 @@ struct Match<'a> {
     opponent_name: String,
     /// The openings in the order they are played (each twice).
     order: Vec<usize>,
+    /// The PGN's `Match` tag (see [`super::resume::match_id`]).
+    id: String,
     /// The rounds already played (`--resume`).
     done: HashSet<usize>,
     /// The next game to start.
@@ -409,11 +412,7 @@ impl Match<'_> {
                 continue;
             }
             let engine_white = g.is_multiple_of(2);
-            let start = opts
-                .openings
-                .get(self.order[(g / 2) % self.order.len()])
-                .cloned()
-                .unwrap_or_default();
+            let start = super::resume::opening(opts, &self.order, g + 1);
             let (w, b) = if engine_white {
                 (&mut engine, &mut opponent)
             } else {
@@ -481,6 +480,7 @@ impl Match<'_> {
             &[
                 ("Event", self.opts.event.clone()),
                 ("Site", "deepred match".into()),
+                ("Match", self.id.clone()),
                 ("Date", self.date.clone()),
                 ("Round", g.round.to_string()),
                 ("White", white_name.clone()),

@@ -16,7 +16,7 @@
 use shakmaty::{Chess, Move, Position};
 
 use super::Worker;
-use crate::chess::notation::encode_move;
+use crate::chess::notation::{decode_move, encode_move};
 use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
@@ -218,11 +218,7 @@ impl Worker<'_> {
         {
             if !n.root && e.depth >= n.depth {
                 if n.pv_node
-                    && let Some(m) = n
-                        .pos
-                        .legal_moves()
-                        .into_iter()
-                        .find(|m| encode_move(m) == e.mv)
+                    && let Some(m) = decode_move(n.pos, e.mv)
                 {
                     self.pv.clear(n.ply + 1);
                     self.pv.update(n.ply, m);
