@@ -13,6 +13,7 @@
 
 mod adjudication;
 mod clock;
+mod options;
 mod report;
 mod resume;
 mod runner;
@@ -21,7 +22,8 @@ mod stats;
 
 pub use adjudication::{Adjudication, adjudicate};
 pub use clock::{GameClock, MoveLimit, TimeControl};
+pub use options::{EngineSpec, MatchOptions};
 pub use report::{Ending, GameOutcome, MatchReport, SprtState, game_line};
-pub use runner::{EngineSpec, MatchOptions, run};
+pub use runner::run;
 pub use sprt::{Sprt, Verdict};
 pub use stats::{Pentanomial, Tally, format_elo};

@@ -6,42 +6,11 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use shakmaty::Chess;
-
+use super::options::{MatchOptions, match_id, opening, time_control_tag};
 use super::report::{Ending, GameOutcome};
-use super::runner::{MatchOptions, time_control_tag};
 use crate::chess::fen::fen_of;
 use crate::chess::pgn::read_games;
 use crate::games::Error;
-
-/// The opening of game `round` (1-based): the pair `(round - 1) / 2` takes the next opening of
-/// the shuffled `order`.
-pub(super) fn opening(opts: &MatchOptions, order: &[usize], round: usize) -> Chess {
-    opts.openings
-        .get(order[((round - 1) / 2) % order.len()])
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// What identifies the players of a match beyond their names (two builds of Deep Red have the
-/// same name): both commands and their options, and Chess960. The PGN's `Match` tag; a
-/// resumed game must carry the same. FNV-1a of the text, in hex.
-pub(super) fn match_id(opts: &MatchOptions) -> String {
-    let mut text = String::new();
-    for spec in [&opts.engine, &opts.opponent] {
-        text.push_str(spec.cmd.as_deref().unwrap_or("(this deepred)"));
-        for (name, value) in &spec.options {
-            text.push_str(&format!("\n{name}={value}"));
-        }
-        text.push_str("\n--\n");
-    }
-    text.push_str(&format!("chess960={}", opts.chess960));
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
 
 /// The finished games of this match in the PGN at `path` (none if there is no file), and a
 /// warning for each unreadable game (it is played again).

@@ -3,7 +3,6 @@
 
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -14,10 +13,11 @@ use rand::seq::SliceRandom;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
-use super::adjudication::{Adjudication, adjudicate};
+use super::adjudication::adjudicate;
 use super::clock::{GameClock, MoveLimit};
+use super::options::{EngineSpec, MatchOptions, time_control_tag};
 use super::report::{Ending, GameOutcome, MatchReport, SprtState};
-use super::sprt::{Sprt, Verdict};
+use super::sprt::Verdict;
 use crate::chess::notation::uci_move;
 use crate::chess::pgn::pgn_date;
 use crate::chess::rules::{GameResult, rule_result};
@@ -25,59 +25,6 @@ use crate::experience::records::{EvalSource, GameRecord, MoveEval};
 use crate::experience::store::Store;
 use crate::games::Error;
 use crate::games::client::{EngineProcess, GoFailure, info_depth, info_score};
-
-/// One player: a UCI command line (`None`: this Deep Red) and the options to set.
-#[derive(Clone, Debug, Default)]
-pub struct EngineSpec {
-    pub cmd: Option<String>,
-    pub options: Vec<(String, String)>,
-}
-
-impl EngineSpec {
-    fn start(&self) -> Result<EngineProcess, Error> {
-        let mut e = match &self.cmd {
-            Some(cmd) => EngineProcess::start_shell(cmd)?,
-            None => {
-                let exe = std::env::current_exe().map_err(Error::NoExecutable)?;
-                EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
-            }
-        };
-        for (k, v) in &self.options {
-            e.set_option(k, v)?;
-        }
-        e.is_ready(Duration::from_secs(30))?;
-        Ok(e)
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct MatchOptions {
-    pub engine: EngineSpec,
-    pub opponent: EngineSpec,
-    pub limit: MoveLimit,
-    /// The opponent's own limit (default: `limit`), e.g. a fixed node count against a clock.
-    pub opponent_limit: Option<MoveLimit>,
-    /// Openings (each played twice, colours swapped); empty: the start position.
-    pub openings: Vec<Chess>,
-    /// Games to play; with `sprt`, the most to play.
-    pub games: usize,
-    /// Stop once this test on the game pairs accepts a hypothesis.
-    pub sprt: Option<Sprt>,
-    pub concurrency: usize,
-    pub seed: u64,
-    pub pgn: Option<PathBuf>,
-    /// Learn the games decided on the board into this store.
-    pub learn: Option<PathBuf>,
-    pub adjudication: Adjudication,
-    /// Extra time an engine may use beyond its clock before it loses on time.
-    pub time_margin_ms: u64,
-    /// Count the games already in the `pgn` file and play only the others.
-    pub resume: bool,
-    /// Longest wait for a move under a node, depth or movetime limit.
-    pub move_timeout_ms: u64,
-    pub chess960: bool,
-    pub event: String,
-}
 
 /// What a side was told to do, and what it did.
 enum Turn {
@@ -317,7 +264,7 @@ pub fn run(
         engine_name,
         opponent_name,
         order,
-        id: super::resume::match_id(opts),
+        id: super::options::match_id(opts),
         done,
         next: AtomicUsize::new(0),
         failed: Mutex::new(None),
@@ -361,7 +308,7 @@ struct Match<'a> {
     opponent_name: String,
     /// The openings in the order they are played (each twice).
     order: Vec<usize>,
-    /// The PGN's `Match` tag (see [`super::resume::match_id`]).
+    /// The PGN's `Match` tag (see [`super::options::match_id`]).
     id: String,
     /// The rounds already played (`--resume`).
     done: HashSet<usize>,
@@ -412,7 +359,7 @@ impl Match<'_> {
                 continue;
             }
             let engine_white = g.is_multiple_of(2);
-            let start = super::resume::opening(opts, &self.order, g + 1);
+            let start = super::options::opening(opts, &self.order, g + 1);
             let (w, b) = if engine_white {
                 (&mut engine, &mut opponent)
             } else {
@@ -552,20 +499,5 @@ impl Match<'_> {
                 ))
             }
         }
-    }
-}
-
-/// The PGN `TimeControl`: the common limit, or `White/Black` limits when they differ.
-pub(super) fn time_control_tag(opts: &MatchOptions, engine_white: bool) -> String {
-    match opts.opponent_limit {
-        Some(o) if o != opts.limit => {
-            let (w, b) = if engine_white {
-                (opts.limit, o)
-            } else {
-                (o, opts.limit)
-            };
-            format!("{}/{}", w.pgn(), b.pgn())
-        }
-        _ => opts.limit.pgn(),
     }
 }
