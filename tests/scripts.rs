@@ -14,6 +14,22 @@ fn scripts() -> Vec<PathBuf> {
     v
 }
 
+/// An empty scratch folder of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("deepred-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `python3 scripts/spsa.py --engine ENGINE --state STATE`, more arguments to follow.
+fn spsa(engine: &str, state: &std::path::Path) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/spsa.py"))
+        .args(["--engine", engine, "--state", state.to_str().unwrap()]);
+    cmd
+}
+
 #[test]
 fn every_script_parses_and_sources_the_shared_preamble() {
     let all = scripts();
@@ -68,9 +84,7 @@ fn a_missing_binary_is_one_clear_line() {
 /// with a clear error and keeps its state, and a second run finishes the tune from there.
 #[test]
 fn spsa_moves_each_parameter_towards_the_winner_and_resumes() {
-    let dir = std::env::temp_dir().join(format!("deepred-spsa-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("spsa");
     // The stand-in: `ENGINE match ...` prints a result line chosen by how often it was called,
     // and keeps its arguments.
     let engine = dir.join("engine.sh");
@@ -104,10 +118,7 @@ esac
     .unwrap();
     let state = dir.join("state.json");
     let run = || {
-        Command::new("python3")
-            .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/spsa.py"))
-            .args(["--engine", engine.to_str().unwrap()])
-            .args(["--state", state.to_str().unwrap()])
+        spsa(engine.to_str().unwrap(), &state)
             .args(["--inputs", inputs.to_str().unwrap()])
             .args(["--iterations", "4", "--pairs", "1", "--nodes", "100"])
             .output()
@@ -181,11 +192,8 @@ esac
 /// A bad input line and an unknown `--only` name are refused with one clear line.
 #[test]
 fn spsa_refuses_bad_inputs() {
-    let dir = std::env::temp_dir().join(format!("deepred-spsa-bad-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("spsa-bad");
     let inputs = dir.join("inputs.txt");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/spsa.py");
     for (text, only, message) in [
         ("Alpha, int, 100, 0\n", None, "line 1: not 'name, int"),
         (
@@ -196,10 +204,8 @@ fn spsa_refuses_bad_inputs() {
     ] {
         std::fs::write(&inputs, text).unwrap();
         let state = dir.join("state.json");
-        let mut cmd = Command::new("python3");
-        cmd.arg(&script)
-            .args(["--engine", "/bin/sh", "--state", state.to_str().unwrap()])
-            .args(["--inputs", inputs.to_str().unwrap()]);
+        let mut cmd = spsa("/bin/sh", &state);
+        cmd.args(["--inputs", inputs.to_str().unwrap()]);
         if let Some(o) = only {
             cmd.args(["--only", o]);
         }
@@ -211,14 +217,7 @@ fn spsa_refuses_bad_inputs() {
     }
     // A float tunable (Deep Red has none; the schedule here is for integers).
     std::fs::write(&inputs, "Alpha, float, 1.5, 0, 2, 0.1, 0.002\n").unwrap();
-    let out = Command::new("python3")
-        .arg(&script)
-        .args([
-            "--engine",
-            "/bin/sh",
-            "--state",
-            dir.join("f.json").to_str().unwrap(),
-        ])
+    let out = spsa("/bin/sh", &dir.join("f.json"))
         .args(["--inputs", inputs.to_str().unwrap()])
         .output()
         .unwrap();
@@ -226,17 +225,7 @@ fn spsa_refuses_bad_inputs() {
     // A state file of something else.
     let other = dir.join("other.json");
     std::fs::write(&other, "{}").unwrap();
-    let out = Command::new("python3")
-        .arg(&script)
-        .args([
-            "--engine",
-            "/bin/sh",
-            "--state",
-            other.to_str().unwrap(),
-            "--show",
-        ])
-        .output()
-        .unwrap();
+    let out = spsa("/bin/sh", &other).arg("--show").output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("is no state of this script"), "{err}");
