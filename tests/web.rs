@@ -259,7 +259,8 @@ fn refuses_bad_requests(s: &Server) {
     assert_eq!(status, 400, "{body}");
     // The body limit, at its edge. A body the server stops reading part way is refused with a
     // reset the client may see before the 413, so the refused body is one byte over: read whole.
-    let long = "1. e4 e5 ".repeat(MAX_BODY / 9 + 1);
+    let unit = "1. e4 e5 ";
+    let long = unit.repeat(MAX_BODY / unit.len() + 1);
     let (status, body) = s.post("/api/pgn", &long[..MAX_BODY]);
     assert_eq!(status, 400, "{body}");
     let (status, _) = s.post("/api/pgn", &long[..MAX_BODY + 1]);
