@@ -224,6 +224,71 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
     );
 }
 
+/// What the loop said last, kept in the store at `db` (empty before it says anything).
+fn last_status(db: &Path) -> String {
+    Store::open_read_only(db)
+        .ok()
+        .and_then(|s| s.loop_status().ok().flatten())
+        .map(|(_, line)| line)
+        .unwrap_or_default()
+}
+
+#[test]
+fn games_merged_while_the_loop_plays_count_towards_its_quota() {
+    let dir = temp("merge");
+    let from = small_random_net(&dir);
+    let elsewhere = dir.join("elsewhere.sqlite");
+    let db = dir.join("store.sqlite");
+    // A machine without the loop's store plays the current net's 200 games into its own.
+    run_ok(learn(
+        &dir.join("home-elsewhere"),
+        elsewhere.to_str().unwrap(),
+        &dir.join("work-elsewhere"),
+        &from,
+        &["--play-only", "--max-games", "200", "--threads", "2"],
+    ));
+    // The loop needs the same 200 and plays them on one thread, until its store holds them.
+    let (home, work) = (dir.join("home"), dir.join("work"));
+    let args = ["--games", "200", "--threads", "1", "--seed", "3"];
+    let log_path = dir.join("loop.log");
+    let mut child = learn(&home, db.to_str().unwrap(), &work, &from, &args)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log_path).unwrap())
+        .spawn()
+        .unwrap();
+    let at_merge = wait_for_games(&db, 2, Duration::from_secs(60));
+    assert!((2..100).contains(&at_merge), "{at_merge}");
+    let out = common::command()
+        .args(["experience", "merge", "--into"])
+        .arg(&db)
+        .arg(&elsewhere)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // It notices within a few games and trains: it does not play its 200 on its own.
+    let past_play = |s: &str| s.starts_with("train: ") || s.starts_with("gate: ");
+    let start = Instant::now();
+    let mut status = last_status(&db);
+    while !past_play(&status) && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(50));
+        status = last_status(&db);
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(past_play(&status), "{status}\n{log}");
+    assert!(
+        log.contains(
+            "play: the store holds the 200 games of generation 0, with games learned elsewhere"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("train: generation 1 (attempt 0)"), "{log}");
+    let total = wait_for_games(&db, 0, Duration::ZERO);
+    let own = total - 200;
+    assert!(own >= at_merge && own < 100, "{at_merge} {total}\n{log}");
+}
+
 #[test]
 fn bad_input_is_a_clear_error() {
     let dir = temp("bad");

@@ -4,7 +4,7 @@
 //! name, so a stopped run goes on with what is missing.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -71,8 +71,18 @@ fn salt(count: u64) -> u64 {
     count ^ nanos.rotate_left(17)
 }
 
-/// Plays with `net` until the store holds `need` games of it (on `opts.threads` threads);
-/// returns the games this call added.
+/// How many games a run plays between two counts of the store: games that other writers add
+/// (a farm's players, `experience merge` of a store played elsewhere) count towards the quota.
+const RECOUNT_EVERY: u64 = 8;
+
+/// True once the store holds `need` games of `generation`.
+fn quota_met(store: &Store, generation: i64, need: u64) -> Result<bool, Error> {
+    Ok(store.count_games(SOURCE, &player_name(generation))? >= need)
+}
+
+/// Plays with `net` until the store holds `need` games of it (on `opts.threads` threads),
+/// counting the store again every few games, so that games learned meanwhile by other writers
+/// count too; returns the games this call added.
 pub fn play_until(
     opts: &LearnOptions,
     net: &Net,
@@ -93,6 +103,7 @@ pub fn play_until(
     let sp = selfplay_options(opts, net, evaluator);
     let bar = progress(todo, "play");
     let (next, added) = (AtomicU64::new(0), AtomicU64::new(0));
+    let met = AtomicBool::new(false);
     let failed: Mutex<Option<Error>> = Mutex::new(None);
     let salt = salt(have);
     std::thread::scope(|s| {
@@ -108,8 +119,19 @@ pub fn play_until(
                 let mut player = Player::with_evaluator(sp.evaluator.clone(), 16);
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= todo || stopped() || failed.lock().map_or(true, |f| f.is_some()) {
+                    let done = met.load(Ordering::SeqCst) || stopped();
+                    if i >= todo || done || failed.lock().map_or(true, |f| f.is_some()) {
                         return;
+                    }
+                    if i > 0 && i % RECOUNT_EVERY == 0 {
+                        match quota_met(&store, net.generation, need) {
+                            Ok(true) => return met.store(true, Ordering::SeqCst),
+                            Ok(false) => {}
+                            Err(e) => {
+                                *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                                return;
+                            }
+                        }
                     }
                     match play_one(opts, &mut store, (&sp, &mut player), salt, i) {
                         Ok(new) => {
@@ -135,6 +157,13 @@ pub fn play_until(
         net.generation,
         bar.elapsed().as_secs()
     ));
+    if met.into_inner() {
+        status(&format!(
+            "play: the store holds the {need} games of generation {}, with games learned \
+             elsewhere meanwhile",
+            net.generation
+        ));
+    }
     Ok(added)
 }
 
