@@ -40,7 +40,7 @@ pub const PST: Calibration = Calibration {
 /// (1430, 1681, 1842 and 2219, each within about ±75), which a straight line in log2(nodes)
 /// fits at 67.5 Elo a doubling; the line is kept (its points at 100 and 200,000 nodes), not
 /// the noisier steps between the measurements. Measured with the search before issue 28;
-/// the new search and generations 4, 5 and 6 of the net (+34, +24 and +22 Elo over their
+/// the new search and generations 4 to 7 of the net (+34, +24, +22 and +39 Elo over their
 /// parents at 20,000 nodes) play stronger at the same nodes, not measured yet.
 pub const LEARNED: Calibration = Calibration {
     evaluator: "learned",
