@@ -119,9 +119,10 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
 }
 
 /// Reads the CSV of `scripts/learned-generations.sh` (`generation,opponent,games,score_pct,
-/// elo,elo_95`): one series per opponent, against the generation; the rows against "generation
-/// k-1" make one series, against the previous generation. Rows whose Elo cannot be read (a 0% or
-/// 100% match) are left out.
+/// elo,elo_95`): one series per opponent, against the generation; the rows of generation k
+/// against "generation k-1" make one series, against the previous generation (a fixed
+/// generation as a reference is another opponent: "generation 3 (fixed)"). Rows whose Elo
+/// cannot be read (a 0% or 100% match) are left out.
 pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
     let mut series: Vec<Series> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
@@ -133,7 +134,8 @@ pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
         if !err.is_finite() || !elo.is_finite() {
             continue;
         }
-        let name = if f[1].starts_with("generation ") {
+        let parent = f[0].parse::<i64>().map(|g| format!("generation {}", g - 1));
+        let name = if parent.is_ok_and(|p| p == f[1]) {
             "against the previous generation".to_string()
         } else {
             format!("against {}", f[1])
@@ -353,10 +355,19 @@ mod tests {
         assert!((score_of(-400.0) - 1.0 / 11.0).abs() < 1e-12);
         assert!(read_curve("header\n1,2,on\n").is_err());
         let g = read_generations(
-            "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n3,generation 2,400,49,-6,28\n",
+            "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n3,generation 2,400,49,-6,28\n3,generation 1 (fixed),200,60,70,40\n",
         )
         .unwrap();
-        assert_eq!(g.len(), 2);
+        assert_eq!(g.len(), 3);
+        assert_eq!(g[2].name, "against generation 1 (fixed)");
+        assert_eq!(
+            g[2].points,
+            vec![EloPoint {
+                x: 3.0,
+                elo: 70.0,
+                err: 40.0
+            }]
+        );
         assert_eq!(g[0].name, "against pst");
         assert_eq!(g[0].points.len(), 2);
         assert_eq!(g[1].name, "against the previous generation");
