@@ -51,6 +51,10 @@ case "$embedded" in
 esac
 new=$(DEEPRED_HOME=$EMPTY "$BIN" bench 2>&1 | grep -o '^[0-9]* nodes' | tr -dc 0-9)
 old=$(grep -o '`[0-9]* nodes' README.md | head -1 | tr -dc 0-9)
+if [ -z "$new" ] || [ -z "$old" ]; then
+    echo "error: no bench count: '$new' from deepred bench, '$old' in README.md" >&2
+    exit 1
+fi
 commas() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 if [ "$old" != "$new" ]; then
     sed -i "s/\b$old nodes/$new nodes/g; s/\b$(commas "$old")\b/$(commas "$new")/g" \

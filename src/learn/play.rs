@@ -75,9 +75,9 @@ fn salt(count: u64) -> u64 {
 /// (a farm's players, `experience merge` of a store played elsewhere) count towards the quota.
 const RECOUNT_EVERY: u64 = 8;
 
-/// True once the store holds `need` games of `generation`.
-fn quota_met(store: &Store, generation: i64, need: u64) -> Result<bool, Error> {
-    Ok(store.count_games(SOURCE, &player_name(generation))? >= need)
+/// The loop's games of `generation` in the store.
+fn games_of(store: &Store, generation: i64) -> Result<u64, Error> {
+    Ok(store.count_games(SOURCE, &player_name(generation))?)
 }
 
 /// Plays with `net` until the store holds `need` games of it (on `opts.threads` threads),
@@ -90,7 +90,7 @@ pub fn play_until(
     status: &(dyn Fn(&str) + Sync),
 ) -> Result<u64, Error> {
     let store = Store::open(&opts.store)?;
-    let have = store.count_games(SOURCE, &player_name(net.generation))?;
+    let have = games_of(&store, net.generation)?;
     if have >= need {
         return Ok(0);
     }
@@ -124,9 +124,9 @@ pub fn play_until(
                         return;
                     }
                     if i > 0 && i % RECOUNT_EVERY == 0 {
-                        match quota_met(&store, net.generation, need) {
-                            Ok(true) => return met.store(true, Ordering::SeqCst),
-                            Ok(false) => {}
+                        match games_of(&store, net.generation) {
+                            Ok(n) if n >= need => return met.store(true, Ordering::SeqCst),
+                            Ok(_) => {}
                             Err(e) => {
                                 *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                                 return;
@@ -249,7 +249,7 @@ pub fn wait_for_games(
     let mut said = None;
     let started = Instant::now();
     loop {
-        let have = store.count_games(SOURCE, &player_name(net.generation))?;
+        let have = games_of(store, net.generation)?;
         if have >= need {
             return Ok(true);
         }
