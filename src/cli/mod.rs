@@ -73,8 +73,9 @@ pub enum Cmd {
     /// Look into the experience store.
     #[command(subcommand)]
     Experience(ExperienceCmd),
-    /// The local web application: explore what the experience store learned, on a board, and
-    /// which move Deep Red would play (read-only; http://127.0.0.1:8080/ by default).
+    /// The local web application: play Deep Red in the browser (finished games are learned), and
+    /// explore what the experience store learned (http://127.0.0.1:8080/ by default;
+    /// --explore-only serves it read-only).
     Web(WebArgs),
     /// Run an EPD suite (STS points in c8/c9, or bm) on Deep Red or another UCI engine.
     Sts(StsArgs),
@@ -97,7 +98,8 @@ pub struct BenchArgs {
     /// Search threads (node counts are deterministic only with 1).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Net file of a neural evaluator (default: the net embedded in the binary).
+    /// Net file of a neural evaluator (default: as `EvalFile auto`, the newest promoted net in
+    /// the data folder, else the net embedded in the binary).
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,
 }

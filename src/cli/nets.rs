@@ -191,7 +191,7 @@ pub struct PositionArgs {
     #[arg(long)]
     pub window: Option<u64>,
     /// The weight of a game by its source, SOURCE=W (repeatable): 0.5 takes such a game half
-    /// the time, 2 twice; sources: selfplay, learn, match, play, uci, a PGN file's name, or
+    /// the time, 2 twice; sources: selfplay, learn, match, play, uci, web, a PGN file's name, or
     /// import for every imported file.
     #[arg(long = "source-weight", value_name = "SOURCE=W")]
     pub source_weights: Vec<String>,

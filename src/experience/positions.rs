@@ -22,7 +22,7 @@ use crate::chess::rules::GameResult;
 use crate::chess::score::TB_WIN_BOUND;
 
 /// The sources of the games Deep Red played (an imported game's source is its file's name).
-pub const PLAYED_SOURCES: [&str; 5] = ["selfplay", "learn", "match", "play", "uci"];
+pub const PLAYED_SOURCES: [&str; 6] = ["selfplay", "learn", "match", "play", "uci", "web"];
 
 /// Which positions of which games become training records.
 #[derive(Clone, Debug)]
@@ -35,7 +35,7 @@ pub struct PositionFilter {
     pub other_evals: bool,
     /// Only the latest this many games (`None`: every game).
     pub window: Option<u64>,
-    /// The weight of a game by its source: `selfplay`, `learn`, `match`, `play`, `uci`, a PGN
+    /// The weight of a game by its source: `selfplay`, `learn`, `match`, `play`, `uci`, `web`, a PGN
     /// file's name, or `import` for every imported file; a source not named weighs
     /// `default_weight`.
     pub weights: Vec<(String, f64)>,
@@ -226,5 +226,20 @@ mod tests {
             },
         );
         assert_eq!(b.len(), 2);
+    }
+
+    #[test]
+    fn a_source_weighs_by_its_name_then_as_an_import() {
+        let f = PositionFilter {
+            weights: vec![("import".into(), 0.25), ("uci".into(), 2.0)],
+            default_weight: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(f.weight("uci"), 2.0);
+        assert_eq!(f.weight("lichess-2024.pgn"), 0.25);
+        // Games Deep Red played are never weighed as imports, the browser's among them.
+        for played in ["web", "learn", "selfplay", "match", "play"] {
+            assert_eq!(f.weight(played), 0.5, "{played}");
+        }
     }
 }
