@@ -42,7 +42,7 @@ impl Tracked {
         }
         let result = rule_result(&self.start, &moves)?;
         Some(GameRecord {
-            source: "uci".to_string(),
+            source: super::source::UCI.to_string(),
             white: "?".to_string(),
             black: "?".to_string(),
             date: String::new(),

@@ -12,6 +12,7 @@ pub mod memory;
 pub mod polyglot;
 pub mod positions;
 pub mod records;
+pub mod source;
 pub mod store;
 pub mod walk;
 

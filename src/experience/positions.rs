@@ -21,9 +21,6 @@ use crate::chess::notation::encode_move;
 use crate::chess::rules::GameResult;
 use crate::chess::score::TB_WIN_BOUND;
 
-/// The sources of the games Deep Red played (an imported game's source is its file's name).
-pub const PLAYED_SOURCES: [&str; 6] = ["selfplay", "learn", "match", "play", "uci", "web"];
-
 /// Which positions of which games become training records.
 #[derive(Clone, Debug)]
 pub struct PositionFilter {
@@ -59,7 +56,7 @@ impl Default for PositionFilter {
 
 impl PositionFilter {
     fn weight(&self, source: &str) -> f64 {
-        let imported = !PLAYED_SOURCES.contains(&source);
+        let imported = super::source::is_import(source);
         self.weights
             .iter()
             .find(|(s, _)| s == source)

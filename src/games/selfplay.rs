@@ -84,7 +84,7 @@ impl SelfplayOptions {
             store,
             random_plies: 0,
             learn_searches: true,
-            source: "selfplay".to_string(),
+            source: crate::experience::source::SELFPLAY.to_string(),
             player: crate::player::ENGINE_NAME.to_string(),
             tree_plies: None,
         }

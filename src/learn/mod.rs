@@ -140,7 +140,7 @@ pub fn player_name(g: i64) -> String {
 }
 
 /// The games' source in the store.
-pub const SOURCE: &str = "learn";
+pub const SOURCE: &str = crate::experience::source::LEARN;
 
 /// Where the loop's nets are kept in the work folder (the current one and the candidates).
 fn nets_work_dir(dir: &Path) -> PathBuf {

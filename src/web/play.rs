@@ -623,7 +623,7 @@ fn finish(game: &Game) {
         st.learned = Some("being learned".into());
         let [white, black] = st.names();
         let record = GameRecord {
-            source: "web".to_string(),
+            source: crate::experience::source::WEB.to_string(),
             white,
             black,
             date: pgn_date(),

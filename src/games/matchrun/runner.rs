@@ -479,7 +479,7 @@ impl Match<'_> {
             })
             .collect();
         let rec = GameRecord {
-            source: "match".into(),
+            source: crate::experience::source::MATCH.into(),
             white: white.clone(),
             black: black.clone(),
             date: self.date.clone(),

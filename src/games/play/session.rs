@@ -430,7 +430,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
         let h = self.opts.humans;
         if self.settings.learning {
             let mut game = GameRecord {
-                source: "play".to_string(),
+                source: crate::experience::source::PLAY.to_string(),
                 white: h.player_name(Color::White),
                 black: h.player_name(Color::Black),
                 date: pgn_date(),
