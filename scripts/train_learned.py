@@ -14,6 +14,7 @@ same initialisation, and the net file the engine loads, rewritten after every ep
 Usage:
   train_learned.py --data F.bin [F2.bin ...] --out NET [--hidden 256] [--epochs 30] [--batch 8192]
                    [--lr 0.002] [--lr-decay 0.92] [--wdl 0] [--val-fraction 0.05] [--seed 1]
+                   [--init NET]
                    [--meta KEY=VALUE ...] [--device cuda|cpu] [--csv LOG]
   train_learned.py outputs --net NET --data F.bin [--count N]   (the net's raw outputs, for tests)
 """
@@ -127,6 +128,9 @@ def train(a):
     val, tr = data[:n_val].to(dev), data[n_val:].to(dev)
     net = Learned(max(a.hidden, 16))
     net.init(gen)
+    if a.init:
+        # Fine-tuning: the weights of a net of the same size (the CPU trainer's --init).
+        load_init(net, a.init, partial=False)
     net.to(dev)
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=1e-8)
     meta = dict(kv.split("=", 1) for kv in a.meta)
@@ -197,6 +201,7 @@ def main():
     p.add_argument("--wdl", type=float, default=0.0)
     p.add_argument("--val-fraction", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--init", help="start from this learned net's weights (same --hidden)")
     p.add_argument("--generation", default="1")
     p.add_argument("--meta", nargs="*", default=[], help="KEY=VALUE metadata for the net file")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")

@@ -546,6 +546,7 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
         lr_decay: 1.0,
         wdl: 0.3,
         val_fraction: 0.0,
+        init: None,
         threads: 2,
         seed: 3,
         out: out.clone(),
@@ -607,5 +608,68 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     .unwrap();
     let err = ValueNet::load(&bad).err().unwrap().to_string();
     assert!(err.contains("beyond"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fine_tuning_starts_from_the_parents_weights() {
+    let dir = temp_dir("finetune");
+    let data = dir.join("d.bin");
+    datagen(&data, 4, 5);
+    let records = read_records(std::slice::from_ref(&data)).unwrap();
+    let parent = dir.join("parent.safetensors");
+    let opts = ValueTrainOptions {
+        hidden: 32,
+        epochs: 3,
+        batch: 64,
+        lr: 0.01,
+        lr_decay: 1.0,
+        wdl: 0.0,
+        val_fraction: 0.0,
+        init: None,
+        threads: 2,
+        seed: 9,
+        out: parent.clone(),
+        generation: "1".to_string(),
+        meta: Vec::new(),
+    };
+    let from_random = train_value(&opts, records.clone(), |_, _| {}).unwrap();
+    // A learning rate of 0 keeps the parent's weights: the child computes what it computes.
+    let child = dir.join("child.safetensors");
+    let frozen = ValueTrainOptions {
+        init: Some(parent.clone()),
+        lr: 0.0,
+        epochs: 1,
+        out: child.clone(),
+        ..opts.clone()
+    };
+    let log = train_value(&frozen, records.clone(), |_, _| {}).unwrap();
+    let (a, b) = (
+        ValueParams::load(&parent).unwrap(),
+        ValueParams::load(&child).unwrap(),
+    );
+    for r in records.iter().take(200) {
+        assert_eq!(a.forward(r), b.forward(r));
+    }
+    // Fine-tuned, the first epoch starts where the parent ended, far below a random start.
+    assert!(
+        log[0].train_loss < from_random[0].train_loss * 0.9,
+        "{} against {}",
+        log[0].train_loss,
+        from_random[0].train_loss
+    );
+    // Another size than the parent's: a clear error.
+    let wider = ValueTrainOptions {
+        hidden: 64,
+        ..frozen
+    };
+    let err = train_value(&wider, records, |_, _| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("has 32 hidden units") && err.contains("64"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

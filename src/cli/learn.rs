@@ -66,6 +66,10 @@ pub struct LearnArgs {
     pub python: std::path::PathBuf,
     #[command(flatten)]
     pub value: super::ValueTrainArgs,
+    /// Start each candidate from its parent's weights instead of random ones (fine-tuning on
+    /// the window; the parent's hidden size must be --hidden's).
+    #[arg(long)]
+    pub fine_tune: bool,
     #[command(flatten)]
     pub positions: PositionArgs,
     /// Nodes a move in the gate and the reference matches.

@@ -171,6 +171,10 @@ pub struct TrainLearnedArgs {
     pub out: std::path::PathBuf,
     #[command(flatten)]
     pub value: ValueTrainArgs,
+    /// Start from this learned net's weights instead of random ones (fine-tuning); its hidden
+    /// size must be --hidden's.
+    #[arg(long)]
+    pub init: Option<std::path::PathBuf>,
     /// Threads (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,

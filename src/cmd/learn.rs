@@ -96,6 +96,7 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
             lr_decay: a.value.lr_decay,
             wdl: a.value.wdl.clamp(0.0, 1.0),
             val_fraction: a.value.val_fraction.clamp(0.0, 0.5),
+            fine_tune: a.fine_tune,
             positions,
             trainer: match a.trainer {
                 crate::cli::TrainerArg::Cpu => deepred::learn::torch::Trainer::Cpu,

@@ -249,6 +249,7 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
         lr_decay: a.value.lr_decay,
         wdl: a.value.wdl.clamp(0.0, 1.0),
         val_fraction: a.value.val_fraction.clamp(0.0, 0.5),
+        init: a.init.clone(),
         threads: a.threads.unwrap_or_else(super::games::cores).max(1),
         seed: a.seed,
         out: a.out.clone(),

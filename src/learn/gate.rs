@@ -26,6 +26,8 @@ pub struct TrainSettings {
     pub lr_decay: f32,
     pub wdl: f32,
     pub val_fraction: f64,
+    /// Each candidate starts from its parent's weights, not from random ones.
+    pub fine_tune: bool,
     /// The filters of the positions (the window is the loop's own setting).
     pub positions: PositionFilter,
     /// On the CPU, or with PyTorch (a CUDA device when there is one).
@@ -189,7 +191,7 @@ pub fn train(
         "train: generation {generation} (attempt {attempt}) on {} positions of the latest {} games; {} epochs",
         sum.positions, sum.games, t.epochs
     ));
-    let meta = vec![
+    let mut meta = vec![
         ("parent".to_string(), parent.generation.to_string()),
         (
             "data".to_string(),
@@ -200,6 +202,10 @@ pub fn train(
         ),
         ("loop_attempt".to_string(), attempt.to_string()),
     ];
+    let init = t.fine_tune.then(|| parent.path.clone());
+    if let Some(p) = &init {
+        meta.push(("fine_tuned_from".to_string(), p.display().to_string()));
+    }
     let seed = opts.seed ^ generation as u64;
     if let super::torch::Trainer::Torch { python } = &t.trainer {
         let settings = [
@@ -212,6 +218,7 @@ pub fn train(
             ("--val-fraction", t.val_fraction.to_string()),
         ]
         .into_iter()
+        .chain(init.iter().map(|p| ("--init", p.display().to_string())))
         .flat_map(|(k, v)| [k.to_string(), v])
         .collect::<Vec<_>>();
         super::torch::train(
@@ -224,7 +231,7 @@ pub fn train(
             status,
         )?;
     } else {
-        train_on_cpu(opts, boards, (&path, generation, seed), meta, status)?;
+        train_on_cpu(opts, boards, (&path, generation, seed, init), meta, status)?;
     }
     Ok(Candidate {
         generation,
@@ -238,7 +245,7 @@ pub fn train(
 fn train_on_cpu(
     opts: &LearnOptions,
     boards: Vec<crate::chess::bullet::ChessBoard>,
-    (path, generation, seed): (&Path, i64, u64),
+    (path, generation, seed, init): (&Path, i64, u64, Option<PathBuf>),
     meta: Vec<(String, String)>,
     status: &(dyn Fn(&str) + Sync),
 ) -> Result<(), Error> {
@@ -251,6 +258,7 @@ fn train_on_cpu(
         lr_decay: t.lr_decay,
         wdl: t.wdl,
         val_fraction: t.val_fraction,
+        init,
         threads: opts.threads,
         seed,
         out: path.to_path_buf(),

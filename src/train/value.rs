@@ -43,6 +43,9 @@ pub struct ValueTrainOptions {
     pub wdl: f32,
     /// Share of the positions kept out of training to measure the loss on.
     pub val_fraction: f64,
+    /// Start from this learned net's weights instead of random ones (fine-tuning); its
+    /// hidden size must be `hidden`.
+    pub init: Option<PathBuf>,
     pub threads: usize,
     pub seed: u64,
     pub out: PathBuf,
@@ -258,6 +261,23 @@ struct Adam {
     t: i32,
 }
 
+/// The weights training starts from: `opts.init`'s, else random ones.
+fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
+    let hidden = opts.hidden.max(16);
+    let Some(path) = &opts.init else {
+        return Ok(ValueParams::random(hidden, opts.seed));
+    };
+    let p = ValueParams::load(path)?;
+    if p.hidden != hidden {
+        return Err(Error::NoData(format!(
+            "the net to start from, '{}', has {} hidden units where the training asks {hidden}",
+            path.display(),
+            p.hidden
+        )));
+    }
+    Ok(p)
+}
+
 /// Trains a net on the records `data` (from `deepred datagen` files, [`read_records`], or from
 /// the experience store); `epoch_done` after each epoch (the net file is rewritten then).
 /// Returns the epochs' figures.
@@ -274,7 +294,7 @@ pub fn train_value(
     let n_val = ((data.len() as f64 * opts.val_fraction) as usize).min(data.len() / 2);
     let (val, train) = data.split_at(n_val);
     let mut train = train.to_vec();
-    let mut p = ValueParams::random(opts.hidden.max(16), opts.seed);
+    let mut p = initial_params(opts)?;
     let n = p.len();
     let mut adam = Adam {
         m: vec![0.0; n],
