@@ -228,6 +228,8 @@ try {
     await page.goto(base + "/learn")
     await page.waitForFunction(() => document.getElementById("growth-summary").textContent.startsWith("6 games learned"))
     assert.equal(await page.locator("#growth svg path").count(), 1)
+    // The generations come in their own request: wait for them as for the growth chart.
+    await page.waitForFunction(() => document.getElementById("generations-summary").textContent !== "")
     assert.match(await page.textContent("#generations-summary"), /No generation promoted/)
     await page.waitForFunction(() => document.querySelectorAll("#curves svg circle").length === 3)
     assert.match(await page.textContent("#curves"), /learning off.*learning on/)
