@@ -1,6 +1,7 @@
 //! `deepred learn` on tiny settings: the loop plays into the store, trains a candidate on the
 //! store, gates it, promotes it (into the store and the data folder, where `EvalFile auto`
-//! finds it) and records it; killed, it resumes and loses nothing; on a farm (PostgreSQL), two
+//! finds it) and records it; killed, it resumes and loses nothing (a gate goes on from its
+//! games); on a farm (PostgreSQL), two
 //! players and a trainer share one store and the promoted net reaches both players.
 //!
 //! The loop starts from a random net, and the gate's SPRT bounds are permissive
@@ -44,7 +45,8 @@ fn small_random_net(dir: &Path) -> PathBuf {
     p
 }
 
-/// `deepred learn` with tiny settings and a data folder of its own.
+/// `deepred learn` with tiny settings and a data folder of its own; a setting in `extra`
+/// replaces the tiny one of the same name.
 fn learn(home: &Path, db: &str, work: &Path, from: &Path, extra: &[&str]) -> Command {
     let mut c = common::command();
     c.env("DEEPRED_HOME", home).args([
@@ -55,26 +57,27 @@ fn learn(home: &Path, db: &str, work: &Path, from: &Path, extra: &[&str]) -> Com
         work.to_str().unwrap(),
         "--from",
         from.to_str().unwrap(),
-        "--nodes",
-        "200",
-        "--window",
-        "1000",
-        "--epochs",
-        "3",
-        "--hidden",
-        "16",
-        "--batch",
-        "256",
-        "--gate-nodes",
-        "200",
-        "--gate-games",
-        "60",
-        "--gate-tc",
-        "1+0.01",
-        "--reference-games",
-        "4",
-        "--sprt=-1000,-900,0.05,0.05",
     ]);
+    let tiny = [
+        ("--nodes", "200"),
+        ("--window", "1000"),
+        ("--epochs", "3"),
+        ("--hidden", "16"),
+        ("--batch", "256"),
+        ("--gate-nodes", "200"),
+        ("--gate-games", "60"),
+        ("--gate-tc", "1+0.01"),
+        ("--reference-games", "4"),
+        ("--sprt", "-1000,-900,0.05,0.05"),
+    ];
+    for (name, value) in tiny {
+        let replaced = extra
+            .iter()
+            .any(|a| *a == name || a.starts_with(&format!("{name}=")));
+        if !replaced {
+            c.arg(format!("{name}={value}"));
+        }
+    }
     c.args(extra);
     c
 }
@@ -222,6 +225,64 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
             .unwrap(),
         Some(1)
     );
+}
+
+/// Finished games in the PGN at `path` (0 if there is none).
+fn pgn_games(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.matches("[Result ").count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_gate_killed_part_way_goes_on_from_its_games() {
+    let dir = temp("gate-kill");
+    let (home, work) = (dir.join("home"), dir.join("work"));
+    let db = dir.join("store.sqlite");
+    let from = small_random_net(&dir);
+    // Bounds 1 Elo apart: no verdict within 40 games, so the gate plays them all.
+    let args = [
+        "--rounds",
+        "1",
+        "--games",
+        "16",
+        "--threads",
+        "2",
+        "--gate-games",
+        "40",
+        "--sprt=0,1,0.05,0.05",
+    ];
+    let pgn = work.join("gates").join("gen1-try0.pgn");
+    let mut child = learn(&home, db.to_str().unwrap(), &work, &from, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while pgn_games(&pgn) < 6 && start.elapsed() < Duration::from_secs(180) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let at_kill = pgn_games(&pgn);
+    assert!((6..40).contains(&at_kill), "{at_kill} games when killed");
+    let before = std::fs::read_to_string(&pgn).unwrap();
+    // Run again: the candidate is kept, and the gate plays only the games it lacks.
+    let log = run_ok(learn(&home, db.to_str().unwrap(), &work, &from, &args));
+    assert!(log.contains("train: candidate"), "{log}");
+    assert!(
+        log.contains(&format!(
+            "gate: {at_kill} of its 40 games were played before it was stopped"
+        )),
+        "{log}"
+    );
+    assert!(log.contains("SPRT continue: 40 games"), "{log}");
+    let after = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        after.starts_with(&before),
+        "the games before the kill are kept as they were"
+    );
+    assert_eq!(pgn_games(&pgn), 40);
 }
 
 /// What the loop said last, kept in the store at `db` (empty before it says anything).

@@ -1,6 +1,7 @@
 //! A candidate net: trained on the store, gated by an SPRT against the current net, promoted
 //! when it passes. Each step leaves a file in the work folder before the next starts (the
-//! candidate, then its gate result), so a stopped loop takes up where it was.
+//! candidate, then its gate result), so a stopped loop takes up where it was; a gate stopped
+//! part-way goes on from the games in its PGN.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -167,7 +168,7 @@ pub fn train(
     attempt: usize,
     status: &(dyn Fn(&str) + Sync),
 ) -> Result<Candidate, Error> {
-    let (path, _, _) = files(&opts.dir, parent.generation, attempt);
+    let (path, gate_pgn, gate_result) = files(&opts.dir, parent.generation, attempt);
     let generation = parent.generation + 1;
     let t = &opts.train;
     if let Ok(f) = NetFile::load(&path, Some(Kind::Learned))
@@ -186,6 +187,11 @@ pub fn train(
         seed: opts.seed ^ generation as u64,
         ..t.positions.clone()
     };
+    // A gate begun for an earlier candidate of this name (a lost work folder's) is not this
+    // candidate's: the gate resumes from its PGN, so it goes.
+    for stale in [&gate_pgn, &gate_result] {
+        let _ = std::fs::remove_file(stale);
+    }
     let (boards, sum) = training_boards(store, &filter, |_| {})?;
     status(&format!(
         "train: generation {generation} (attempt {attempt}) on {} positions of the latest {} games; {} epochs",
@@ -317,16 +323,20 @@ pub fn gate_limit(
     })
 }
 
-/// A match of the loop: `engine` against `opponent` (the pair) under `limit`.
+/// A match of the loop: `engine` against `opponent` (the pair) under `limit`. With `resume`,
+/// the finished games already in `pgn` count and only the others are played (a gate stopped
+/// part-way goes on); without, the file starts afresh.
 pub fn loop_match(
     opts: &LearnOptions,
     (engine, opponent): (EngineSpec, EngineSpec),
     limit: MoveLimit,
-    games: usize,
-    sprt: Option<Sprt>,
+    (games, sprt): (usize, Option<Sprt>),
     pgn: &Path,
+    resume: bool,
 ) -> Result<MatchReport, Error> {
-    let _ = std::fs::remove_file(pgn);
+    if !resume {
+        let _ = std::fs::remove_file(pgn);
+    }
     let m = MatchOptions {
         engine,
         opponent,
@@ -341,7 +351,7 @@ pub fn loop_match(
         learn: None,
         adjudication: Adjudication::default(),
         time_margin_ms: 100,
-        resume: false,
+        resume,
         move_timeout_ms: 60_000,
         chess960: false,
         event: "deepred learn".to_string(),
@@ -384,21 +394,45 @@ pub fn gate(
         opts.gate.sprt.elo1,
         opts.gate.max_games
     ));
-    let r = loop_match(
-        opts,
+    let pair = || {
         (
             learned_engine(&candidate.path),
             learned_engine(&parent.path),
-        ),
-        limit,
-        opts.gate.max_games,
-        Some(opts.gate.sprt),
-        &pgn,
-    )?;
+        )
+    };
+    let games = (opts.gate.max_games, Some(opts.gate.sprt));
+    // A gate stopped part-way (Ctrl-C, a kill) goes on from the games in its PGN; a PGN this
+    // gate cannot resume (other settings, say) is played again from the start.
+    let r = match loop_match(opts, pair(), limit, games, &pgn, true) {
+        Err(Error::Games(crate::games::Error::Resume { why, .. })) => {
+            status(&format!("gate: {} is played again: {why}", pgn.display()));
+            loop_match(opts, pair(), limit, games, &pgn, false)?
+        }
+        other => other?,
+    };
+    if r.resumed > 0 {
+        status(&format!(
+            "gate: {} of its {} games were played before it was stopped (resumed from {})",
+            r.resumed,
+            r.tally.games(),
+            pgn.display()
+        ));
+    }
+    let verdict = r.sprt.map_or(Verdict::Continue, |s| s.verdict);
+    if verdict == Verdict::Continue && (r.tally.games() as usize) < opts.gate.max_games {
+        // The match ended early on an error: not a verdict. Run again to go on.
+        return Err(Error::Other(format!(
+            "gate: stopped after {} of at most {} games ({}); run again to go on from {}",
+            r.tally.games(),
+            opts.gate.max_games,
+            r.warnings.join("; "),
+            pgn.display()
+        )));
+    }
     let (elo, error) = r.pentanomial.elo();
     let p = &r.pentanomial;
     let result = GateResult {
-        verdict: r.sprt.map_or(Verdict::Continue, |s| s.verdict),
+        verdict,
         games: r.tally.games(),
         score: r.tally.score(),
         elo,

@@ -195,7 +195,9 @@ pub fn current_net(store: &Store, dir: &Path, from: Option<&Path>) -> Result<Net
     })
 }
 
-/// Stops the loop between steps (set by Ctrl-C); the step under way ends first.
+/// Stops the loop between steps (set when a player fails); the step under way ends first.
+/// Ctrl-C or a kill ends the process at once: every step resumes from what it wrote (games
+/// in the store, the candidate file, the gate's PGN).
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
 fn stopped() -> bool {

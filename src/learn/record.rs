@@ -97,9 +97,9 @@ pub fn record(
                 opts,
                 (learned_engine(&promoted.path), r.engine.clone()),
                 MoveLimit::Nodes(opts.gate.nodes),
-                opts.reference_games,
-                None,
+                (opts.reference_games, None),
                 &pgn,
+                false,
             )?;
             let (elo, err) = m.pentanomial.elo();
             status(&format!(
