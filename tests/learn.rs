@@ -209,7 +209,11 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
     );
     assert!(log.contains("generations promoted: 1"), "{log}");
     assert_eq!(wait_for_games(&db, 0, Duration::ZERO), 120);
-    // Once more: nothing is left to do for generation 1's parent; generation 2 starts.
+    // Once more, as if killed between the promotion and the end of its record: nothing is
+    // left to do for generation 1's parent, but generation 1 is recorded first.
+    let csv = std::fs::read_to_string(work.join("generations.csv")).unwrap();
+    std::fs::remove_file(work.join("log.csv")).unwrap();
+    std::fs::write(work.join("generations.csv"), csv.lines().next().unwrap()).unwrap();
     let log = run_ok(learn(
         &home,
         db.to_str().unwrap(),
@@ -218,6 +222,27 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
         &["--rounds", "0", "--games", "120"],
     ));
     assert!(log.contains("0 candidates trained"), "{log}");
+    assert!(
+        log.contains("record: generation 1 was promoted, but the loop stopped before its record"),
+        "{log}"
+    );
+    let again = std::fs::read_to_string(work.join("generations.csv")).unwrap();
+    assert!(again.contains("\n1,generation 0,"), "{again}");
+    assert!(again.contains("\n1,pst,4,"), "{again}");
+    assert!(
+        std::fs::read_to_string(work.join("log.csv"))
+            .unwrap()
+            .contains("\n1,0,")
+    );
+    // Recorded once: a further run leaves it alone.
+    let log = run_ok(learn(
+        &home,
+        db.to_str().unwrap(),
+        &work,
+        &from,
+        &["--rounds", "0", "--games", "120"],
+    ));
+    assert!(!log.contains("record:"), "{log}");
     assert_eq!(
         Store::open_read_only(&db)
             .unwrap()

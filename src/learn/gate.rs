@@ -159,6 +159,15 @@ pub fn attempts(dir: &Path, parent: i64) -> usize {
         .count()
 }
 
+/// The gate result of the candidate that was promoted after `parent`, if this work folder
+/// gated it.
+pub fn promoting_gate(dir: &Path, parent: i64) -> Option<GateResult> {
+    (0..=attempts(dir, parent))
+        .filter_map(|k| std::fs::read_to_string(files(dir, parent, k).2).ok())
+        .filter_map(|t| GateResult::from_text(&t))
+        .find(GateResult::promoted)
+}
+
 /// Trains candidate `attempt` for the generation after `parent` on the latest games of the
 /// store (a candidate already trained, to its last epoch, is kept).
 pub fn train(

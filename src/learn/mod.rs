@@ -253,6 +253,12 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
         report.games_played = play::play_forever(opts, status)?;
         return Ok(report);
     }
+    // A promotion whose record was cut short is recorded before anything else.
+    {
+        let store = Store::open(&opts.store)?;
+        let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
+        record::catch_up(opts, &net, status)?;
+    }
     loop {
         if stopped()
             || opts.generations.is_some_and(|n| report.promoted.len() >= n)
@@ -280,7 +286,7 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
         let verdict = gate::gate(opts, &net, &candidate, attempt, status)?;
         if verdict.promoted() {
             let promoted = gate::promote(opts, &mut store, &net, &candidate, &verdict, status)?;
-            record::record(opts, &net, &promoted, &verdict, status)?;
+            record::record(opts, net.generation, &promoted, &verdict, status)?;
             report.promoted.push(promoted.generation);
         }
     }

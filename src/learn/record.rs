@@ -62,11 +62,40 @@ fn row(generation: i64, opponent: &str, games: u32, score: f64, elo: f64, err: f
     )
 }
 
+/// Whether `log.csv` of the work folder has generation `g`'s line (written last by
+/// [`record`]).
+fn recorded(dir: &Path, g: i64) -> bool {
+    std::fs::read_to_string(dir.join("log.csv"))
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split(',').next() == Some(&g.to_string()))
+}
+
+/// Records `net` if this work folder promoted it and the loop was stopped before its record
+/// was finished (it would never come back to it: the next round starts from `net`).
+pub fn catch_up(
+    opts: &LearnOptions,
+    net: &Net,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<(), Error> {
+    let g = net.generation;
+    if g < 1 || recorded(&opts.dir, g) {
+        return Ok(());
+    }
+    let Some(gate) = super::gate::promoting_gate(&opts.dir, g - 1) else {
+        return Ok(()); // promoted elsewhere (another trainer, --from, the embedded net)
+    };
+    status(&format!(
+        "record: generation {g} was promoted, but the loop stopped before its record: recording it"
+    ));
+    record(opts, g - 1, net, &gate, status)
+}
+
 /// Records a promoted generation: its gate, its matches against the references, the CSV and
 /// the plot, and a line of `log.csv`.
 pub fn record(
     opts: &LearnOptions,
-    parent: &Net,
+    parent: i64,
     promoted: &Net,
     gate: &GateResult,
     status: &(dyn Fn(&str) + Sync),
@@ -76,7 +105,7 @@ pub fn record(
         &opts.dir,
         row(
             g,
-            &format!("generation {}", parent.generation),
+            &format!("generation {parent}"),
             gate.games,
             gate.score,
             gate.elo,
@@ -125,8 +154,7 @@ pub fn record(
     }
     let _ = writeln!(
         f,
-        "{g},{},{},\"{}\"",
-        parent.generation,
+        "{g},{parent},{},\"{}\"",
         crate::chess::pgn::pgn_date(),
         gate.describe()
     );
