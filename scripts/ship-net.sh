@@ -6,7 +6,7 @@
 #   2. runs `deepred bench` and writes its node count over the old one in README.md,
 #      docs/uci.md and docs/commands.md; writes the new net's "embedded (generation G, N
 #      positions)" into docs/uci.md;
-#   3. copies the loop's generations.csv and log.csv to benchmarks/learn-loop-*.csv, appends
+#   3. merges the loop's generations.csv and log.csv into benchmarks/learn-loop-*.csv, appends
 #      generation G's rows to benchmarks/learned-generations-n20000.csv and redraws its plot.
 # What needs words stays for a person, and the script lists it at the end: BENCHMARKS.md's
 # section, docs/nets.md, the README's paragraph and the comment in src/search/skill.rs.
@@ -62,8 +62,21 @@ if [ "$old" != "$new" ]; then
 fi
 sed -i "s/embedded (generation [0-9]*, [0-9]*/$embedded/" docs/uci.md
 
-cp "$WORK/generations.csv" benchmarks/learn-loop-generations.csv
-cp "$WORK/log.csv" benchmarks/learn-loop-log.csv
+# Merged, not copied: a work folder started afresh (a new machine) holds only its own
+# generations, and the earlier ones stay. A row of the work folder replaces one with the same
+# key (the first K fields: generation and opponent, or generation).
+merge_csv() {
+    local dst=$1 src=$2 k=$3
+    [ -f "$dst" ] || { cp "$src" "$dst"; return; }
+    { head -1 "$src"
+      awk -F, -v k="$k" 'FNR == 1 { next }
+          { key = $1; for (i = 2; i <= k; i++) key = key FS $i; row[key] = $0 }
+          END { for (r in row) print row[r] }' "$dst" "$src" | sort -t, -k1,1n -k2,2
+    } >"$dst.new"
+    mv "$dst.new" "$dst"
+}
+merge_csv benchmarks/learn-loop-generations.csv "$WORK/generations.csv" 2
+merge_csv benchmarks/learn-loop-log.csv "$WORK/log.csv" 1
 CURVE=benchmarks/learned-generations-n20000.csv
 # The pst row, then the parent's, as the earlier generations' rows are.
 for who in pst generation; do
