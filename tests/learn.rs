@@ -211,16 +211,19 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
     assert_eq!(wait_for_games(&db, 0, Duration::ZERO), 120);
     // Once more, as if killed between the promotion and the end of its record: nothing is
     // left to do for generation 1's parent, but generation 1 is recorded first.
+    let no_round = || {
+        run_ok(learn(
+            &home,
+            db.to_str().unwrap(),
+            &work,
+            &from,
+            &["--rounds", "0", "--games", "120"],
+        ))
+    };
     let csv = std::fs::read_to_string(work.join("generations.csv")).unwrap();
     std::fs::remove_file(work.join("log.csv")).unwrap();
     std::fs::write(work.join("generations.csv"), csv.lines().next().unwrap()).unwrap();
-    let log = run_ok(learn(
-        &home,
-        db.to_str().unwrap(),
-        &work,
-        &from,
-        &["--rounds", "0", "--games", "120"],
-    ));
+    let log = no_round();
     assert!(log.contains("0 candidates trained"), "{log}");
     assert!(
         log.contains("record: generation 1 was promoted, but the loop stopped before its record"),
@@ -235,13 +238,7 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
             .contains("\n1,0,")
     );
     // Recorded once: a further run leaves it alone.
-    let log = run_ok(learn(
-        &home,
-        db.to_str().unwrap(),
-        &work,
-        &from,
-        &["--rounds", "0", "--games", "120"],
-    ));
+    let log = no_round();
     assert!(!log.contains("record:"), "{log}");
     assert_eq!(
         Store::open_read_only(&db)
