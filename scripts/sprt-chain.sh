@@ -11,8 +11,11 @@
 # Env: CHAIN (space-separated CHANGE:PARENT:SEED), SPRT_DIR (default data/sprt), LIMIT (default
 # "--tc 8+0.08"), BOUNDS (default 0,5,0.05,0.05), GAMES (most games per test, default 20000),
 # CONCURRENCY (default 2), BOOK (default ../shared/data/books/UHO_4060_v2.epd), DEEPRED (the
-# binary that runs the matches; it needs --resume). Per test, in SPRT_DIR: CHANGE.pgn (the
-# games), CHANGE.log (a line per game), CHANGE.result (the summary, once decided).
+# binary that runs the matches; it needs --resume), ARCHIVE (default benchmarks/sprt). Per test,
+# in SPRT_DIR: CHANGE.pgn (the games), CHANGE.log (a line per game), CHANGE.result (the summary,
+# once decided). The games also go, xz-compressed, to ARCHIVE/CHANGE.pgn.xz whenever the script
+# ends (a decision, Ctrl-C, SIGTERM): that folder is committed, so a test survives the loss of
+# the ignored data folder, and a test whose PGN is missing there starts from its archive.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -27,11 +30,22 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes in the order they were made; the seeds of the first two are those of the
 # runs begun earlier (their PGNs resume).
 CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38}"
-mkdir -p "$DIR/bin"
+ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
+mkdir -p "$DIR/bin" "$ARCHIVE"
+
+# archive CHANGE: its PGN, compressed, into ARCHIVE (written beside, then renamed: a stop midway
+# leaves the previous archive whole).
+archive() {
+    [ -s "$DIR/$1.pgn" ] || return 0
+    xz -9 -c "$DIR/$1.pgn" > "$ARCHIVE/$1.pgn.xz.tmp" && mv "$ARCHIVE/$1.pgn.xz.tmp" "$ARCHIVE/$1.pgn.xz"
+}
 
 # build COMMIT: $DIR/bin/COMMIT, the release binary of that commit.
 WORKTREE=""
-trap '[ -z "$WORKTREE" ] || git -C "$ROOT" worktree remove --force "$WORKTREE"' EXIT
+CURRENT=""
+trap '[ -z "$WORKTREE" ] || git -C "$ROOT" worktree remove --force "$WORKTREE"; [ -z "$CURRENT" ] || archive "$CURRENT"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 build() {
     [ -x "$DIR/bin/$1" ] && return 0
     WORKTREE="$(mktemp -d)"
@@ -52,8 +66,13 @@ for link in $CHAIN; do
         echo "$change: decided before: $(grep '^SPRT' "$DIR/$change.result")"
         continue
     fi
+    if [ ! -s "$DIR/$change.pgn" ] && [ -s "$ARCHIVE/$change.pgn.xz" ]; then
+        xz -d -c "$ARCHIVE/$change.pgn.xz" > "$DIR/$change.pgn"
+        echo "$change: resumed from $ARCHIVE/$change.pgn.xz ($(grep -c '^\[Result' "$DIR/$change.pgn") games)"
+    fi
     build "$change"
     build "$parent"
+    CURRENT="$change"
     echo "$change against $parent (seed $seed): games in $DIR/$change.log"
     # shellcheck disable=SC2086  # LIMIT is two words
     if ! "$DEEPRED" match --engine "$DIR/bin/$change" --opponent "$DIR/bin/$parent" $LIMIT \
@@ -64,6 +83,8 @@ for link in $CHAIN; do
         tail -3 "$DIR/$change.log" >&2
         exit 1
     fi
+    archive "$change"
+    CURRENT=""
     cat "$DIR/$change.out"
     if grep -q '^SPRT: .* accepted' "$DIR/$change.out"; then
         mv "$DIR/$change.out" "$DIR/$change.result"

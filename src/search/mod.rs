@@ -11,6 +11,7 @@ pub mod bench;
 pub mod comparator;
 mod control;
 mod correction;
+mod endgame;
 mod ordering;
 pub mod params;
 mod pv;

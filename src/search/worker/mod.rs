@@ -13,6 +13,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::control::Control;
 use super::correction::{Correction, Keys};
+use super::endgame::mop_up;
 use super::ordering::{History, OrderKeys};
 use super::params::Tunables;
 use super::pv::PvTable;
@@ -201,14 +202,14 @@ impl<'a> Worker<'a> {
             .map_or(0, |&(_, b)| b)
     }
 
-    /// Static evaluation of `pos` (the position at `ply`) for the side to move.
-    /// Static evaluation of `pos` (the position at `ply`) for the side to move.
+    /// Static evaluation of `pos` (the position at `ply`) for the side to move, with the mop-up
+    /// bonus of endings against a lone king ([`mop_up`]).
     fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
-        match &self.inc {
+        let v = match &self.inc {
             Some(acc) => acc.evaluate_cp(ply, pos.turn()),
             None => self.eval.evaluate(pos, hash),
-        }
-        .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+        };
+        mop_up(pos, v).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The static evaluation `raw` of `pos` (keys `k`), damped by the fifty-move counter
