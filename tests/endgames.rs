@@ -4,30 +4,28 @@
 
 use deepred::chess::fen::parse_fen;
 use deepred::chess::notation::uci_move;
+use deepred::chess::rules::{GameEnd, GameResult, Reason, game_end};
 use deepred::chess::zobrist::hash_of;
 use deepred::eval::{Evaluator, default_evaluator, pst_evaluator};
 use deepred::search::tt::TranspositionTable;
 use deepred::search::{Limits, SearchParams, Shared, search};
-use shakmaty::{Color, Position};
+use shakmaty::{Move, Position};
 
 /// Nodes a move: a fraction of a second, far less than a blitz game gives.
 const NODES: u64 = 40_000;
 
-/// Plays `fen` out with `evaluator` on both sides at `NODES` a move until mate, a draw by rule,
-/// or the fifty-move rule. Returns the mated side (None for a draw) and the moves played.
-fn play_out(fen: &str, evaluator: &Evaluator) -> (Option<Color>, Vec<String>) {
-    let mut pos = parse_fen(fen, false).unwrap();
+/// Plays `fen` out with `evaluator` on both sides at `NODES` a move until the game ends by the
+/// rules (`game_end`: mate, stalemate, insufficient material, fifty moves, repetition). Returns
+/// how it ended and the moves played.
+fn play_out(fen: &str, evaluator: &Evaluator) -> (GameEnd, Vec<Move>) {
+    let start = parse_fen(fen, false).unwrap();
+    let mut pos = start.clone();
     let mut history: Vec<u64> = Vec::new();
     let mut moves = Vec::new();
     let tt = TranspositionTable::new(16);
     loop {
-        if pos.is_checkmate() {
-            return (Some(pos.turn()), moves);
-        }
-        let key = hash_of(&pos);
-        let repeated = history.iter().filter(|&&k| k == key).count() >= 2;
-        if pos.is_stalemate() || pos.halfmoves() >= 100 || repeated {
-            return (None, moves);
+        if let Some(end) = game_end(&start, &moves) {
+            return (end, moves);
         }
         let mut limits = Limits::depth(100);
         limits.nodes = Some(NODES);
@@ -36,21 +34,23 @@ fn play_out(fen: &str, evaluator: &Evaluator) -> (Option<Color>, Vec<String>) {
         params.history = history.clone();
         let r = search(&params, &Shared::default(), &tt);
         let m = r.best.expect("a legal move");
-        moves.push(uci_move(m, false));
-        history.push(key);
+        history.push(hash_of(&pos));
+        moves.push(m);
         pos.play_unchecked(m);
     }
 }
 
 fn mates(fen: &str) {
     for (name, evaluator) in [("learned", default_evaluator()), ("pst", pst_evaluator())] {
-        let (mated, moves) = play_out(fen, &evaluator);
+        let (end, moves) = play_out(fen, &evaluator);
+        let text: Vec<String> = moves.iter().map(|&m| uci_move(m, false)).collect();
         assert_eq!(
-            mated,
-            Some(Color::Black),
-            "{name} from {fen}: no mate in {} plies: {}",
+            (end.result, end.reason),
+            (GameResult::WhiteWins, Reason::Checkmate),
+            "{name} from {fen}: {} after {} plies: {}",
+            end.reason.text(),
             moves.len(),
-            moves.join(" ")
+            text.join(" ")
         );
     }
 }
