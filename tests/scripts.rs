@@ -231,3 +231,118 @@ fn spsa_refuses_bad_inputs() {
     assert!(err.contains("is no state of this script"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `scripts/sprt-chain.sh` against a stand-in for `deepred match` (the commits' binaries
+/// already in place, so nothing is built): stopped by SIGTERM mid-test, it keeps the games
+/// played so far compressed in its archive; with the data folder's PGN lost, it resumes from
+/// the archive, hands the match those games with `--resume`, and records the decision; run once
+/// more, it skips the decided test.
+#[test]
+fn sprt_chain_keeps_its_games_through_a_stop_and_a_lost_data_folder() {
+    use std::os::unix::process::CommandExt;
+    let dir = scratch("sprt-chain");
+    let (data, archive) = (dir.join("data"), dir.join("archive"));
+    std::fs::create_dir_all(data.join("bin")).unwrap();
+    let stand_in = |path: PathBuf, text: &str| {
+        std::fs::write(&path, text).unwrap();
+        Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+    };
+    stand_in(data.join("bin/aaa1111"), "#!/bin/sh\n");
+    stand_in(data.join("bin/bbb2222"), "#!/bin/sh\n");
+    let book = dir.join("book.epd");
+    std::fs::write(&book, "8/8/8/8/8/8/8/K1k5 w - -\n").unwrap();
+    // The stand-in match: notes its arguments and the games it was handed, adds two games;
+    // the first time it then waits to be stopped, the second time it decides.
+    stand_in(
+        dir.join("deepred.sh"),
+        &format!(
+            r#"#!/bin/sh
+d={dir}
+n=$(cat "$d/calls" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "$d/calls"
+echo "$@" > "$d/args$n"
+pgn=$(echo "$@" | sed 's/.*--pgn \([^ ]*\).*/\1/')
+grep -c '^\[Result' "$pgn" > "$d/handed$n" 2>/dev/null || echo 0 > "$d/handed$n"
+for g in 1 2; do printf '[Result "1-0"]\n\n1. e4 1-0\n\n' >> "$pgn"; done
+if [ $n = 1 ]; then sleep 60; exit 0; fi
+echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
+"#,
+            dir = dir.display()
+        ),
+    );
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/sprt-chain.sh");
+    let chain = || {
+        let mut cmd = Command::new("bash");
+        cmd.arg(&script)
+            .env("DEEPRED", dir.join("deepred.sh"))
+            .env("SPRT_DIR", &data)
+            .env("ARCHIVE", &archive)
+            .env("BOOK", &book)
+            .env("CHAIN", "aaa1111:bbb2222:7");
+        cmd
+    };
+    let games = |text: &str| text.matches("[Result").count();
+    let pgn = data.join("aaa1111.pgn");
+
+    // Stopped by SIGTERM (as the chain is at the end of a sitting) while its match plays.
+    let mut first = chain()
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&pgn).map_or(0, |t| games(&t)) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no games after 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Command::new("kill")
+        .args(["-TERM", "--", &format!("-{}", first.id())])
+        .status()
+        .unwrap();
+    assert_eq!(first.wait().unwrap().code(), Some(143));
+    let xz = archive.join("aaa1111.pgn.xz");
+    let unpack = || {
+        let out = Command::new("xz").arg("-dc").arg(&xz).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(games(&unpack()), 2);
+
+    // The data folder's PGN lost: the games come back from the archive, the match is handed
+    // them and told to resume, and the decision is kept.
+    std::fs::remove_file(&pgn).unwrap();
+    let out = chain().output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout.contains("resumed from") && stdout.contains("(2 games)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("handed2")).unwrap().trim(),
+        "2"
+    );
+    let args = std::fs::read_to_string(dir.join("args2")).unwrap();
+    for want in [
+        "--resume",
+        "--seed 7",
+        "bin/aaa1111",
+        "--opponent",
+        "bin/bbb2222",
+    ] {
+        assert!(args.contains(want), "{want} not in {args}");
+    }
+    assert_eq!(games(&unpack()), 4);
+    let result = std::fs::read_to_string(data.join("aaa1111.result")).unwrap();
+    assert!(result.contains("H1 accepted"), "{result}");
+
+    // Decided: the next run plays nothing.
+    let out = chain().output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("aaa1111: decided before"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("calls")).unwrap().trim(),
+        "2"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
