@@ -8,7 +8,7 @@ pub struct ImportArgs {
     /// PGN files.
     #[arg(required = true)]
     pub pgn: Vec<std::path::PathBuf>,
-    /// Experience store (SQLite file).
+    /// Experience store: an SQLite file or a postgresql:// URL.
     /// (Default: experience.sqlite in Deep Red's data folder.)
     #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,

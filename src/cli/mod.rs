@@ -127,7 +127,7 @@ pub struct EvalArgs {
     /// (Default: experience.sqlite in Deep Red's data folder.)
     #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
-    /// A net file (deepchess or deeppink) to show instead of the embedded one.
+    /// A net file (learned, deepchess or deeppink) to show instead of the embedded one.
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,
 }
