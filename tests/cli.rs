@@ -100,6 +100,12 @@ fn sts_scores_a_small_suite() {
         assert!(!ok);
         assert!(err.contains("deepred: engine"), "{err}");
     }
+    // An option the engine refuses is an error, not a suite run at the defaults.
+    for option in ["Hash=abc", "NoSuchOption=1"] {
+        let (ok, out, err) = deepred(&["sts", epd.to_str().unwrap(), "--option", option]);
+        assert!(!ok, "{option}: {out}");
+        assert!(err.contains("refused its options"), "{option}: {err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

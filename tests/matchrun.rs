@@ -257,6 +257,46 @@ fn bad_arguments_fail_cleanly() {
     }
 }
 
+/// An option an engine lacks, or one it refuses, stops the match before any game, naming it:
+/// a mistyped tunable must not leave an SPRT or a tune playing at the defaults.
+#[test]
+fn option_errors_stop_the_match_before_any_game() {
+    let dir = temp_dir("options");
+    let pgn = dir.join("m.pgn");
+    let opponent = format!("{BIN} uci");
+    for (side, option, want) in [
+        (
+            "--engine-option",
+            "NoSuchTunable=1",
+            "it has no option 'NoSuchTunable'",
+        ),
+        ("--engine-option", "Hash=abc", "'abc' is not a number"),
+        ("--opponent-option", "Hash=99999999", "outside"),
+    ] {
+        let o = run_match(&[
+            "--opponent",
+            &opponent,
+            side,
+            option,
+            "--nodes",
+            "500",
+            "--games",
+            "2",
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ]);
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "{option}: {err}");
+        assert!(
+            err.starts_with("deepred: engine") && err.contains("refused its options"),
+            "{option}: {err}"
+        );
+        assert!(err.contains(want), "{option}: {err}");
+        assert!(!pgn.exists(), "{option}: a game was played");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The engine's points in each game from the per-game lines on stderr (`game N (White vs
 /// Black): RESULT`); the engine has White in odd rounds.
 fn points_by_round(err: &str, engine: &str) -> std::collections::BTreeMap<usize, u32> {

@@ -156,6 +156,34 @@ fn stop_and_isready_during_infinite_search() {
     e.quit();
 }
 
+/// An analysis GUI sends `stop`, then at once a new `setoption` and `go`: both are obeyed
+/// (`stop` ends the search before the next command is read), so each `go` gets its `bestmove`.
+#[test]
+fn commands_right_after_stop_are_obeyed() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    for _ in 0..3 {
+        e.send("go infinite");
+        std::thread::sleep(Duration::from_millis(200));
+        e.send("stop");
+        e.send("setoption name MultiPV value 2");
+        e.send("go depth 3");
+        let (_, mut lines) = e.bestmove(SECS(10));
+        let (_, second) = e.bestmove(SECS(10));
+        assert!(
+            second.iter().any(|l| field(l, "multipv") == Some("2")),
+            "MultiPV 2 not in force: {second:?}"
+        );
+        lines.extend(second);
+        assert!(
+            !lines.iter().any(|l| l.contains("error")),
+            "a command after stop was refused: {lines:?}"
+        );
+        e.send("setoption name MultiPV value 1");
+    }
+    e.quit();
+}
+
 #[test]
 fn infinite_search_of_a_short_line_still_waits_for_stop() {
     // Mate in one: the search reaches its end at once, but bestmove must wait for stop.

@@ -14,6 +14,8 @@ pub struct EngineProcess {
     lines: Receiver<String>,
     /// `id name` of the engine, or the command when it gave none.
     pub name: String,
+    /// The names of the options it announced (`option name X type ...`).
+    options: Vec<String>,
 }
 
 /// The answer to one `go`.
@@ -61,6 +63,7 @@ impl EngineProcess {
             stdin,
             lines: rx,
             name: program.to_string(),
+            options: Vec::new(),
         };
         e.send("uci")?;
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -70,6 +73,10 @@ impl EngineProcess {
             })?;
             if let Some(n) = l.strip_prefix("id name ") {
                 e.name = n.trim().to_string();
+            }
+            if let Some(rest) = l.strip_prefix("option name ") {
+                let name = rest.split(" type ").next().unwrap_or(rest);
+                e.options.push(name.trim().to_string());
             }
             if l.trim() == "uciok" {
                 break;
@@ -137,6 +144,50 @@ impl EngineProcess {
 
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), Error> {
         self.send(&format!("setoption name {name} value {value}"))
+    }
+
+    /// Whether the engine announced option `name` (UCI option names ignore case).
+    pub fn has_option(&self, name: &str) -> bool {
+        self.options.iter().any(|o| o.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets `options` and waits for `readyok`. An option the engine did not announce, or one
+    /// it answers with an error (`info string error ...` as Deep Red does, `No such option` as
+    /// Stockfish does), is an error: a mistyped or out-of-range option must not leave a match or
+    /// a tune playing at the defaults.
+    pub fn set_options(
+        &mut self,
+        options: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let refused = |name: &str, why: String| Error::OptionRefused {
+            name: name.to_string(),
+            why,
+        };
+        for (option, value) in options {
+            if !self.options.is_empty() && !self.has_option(option) {
+                return Err(refused(&self.name, format!("it has no option '{option}'")));
+            }
+            self.set_option(option, value)?;
+        }
+        self.send("isready")?;
+        let deadline = Instant::now() + timeout;
+        let mut answer = None;
+        loop {
+            let line = self.next_line(deadline)?;
+            let line = line.trim();
+            if line == "readyok" {
+                break;
+            }
+            let error = line.starts_with("info string error") || line.starts_with("No such option");
+            if error && answer.is_none() {
+                answer = Some(line.to_string());
+            }
+        }
+        match answer {
+            Some(line) => Err(refused(&self.name, format!("it answered '{line}'"))),
+            None => Ok(()),
+        }
     }
 
     pub fn is_ready(&mut self, timeout: Duration) -> Result<(), Error> {

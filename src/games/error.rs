@@ -24,6 +24,8 @@ pub enum Error {
         name: String,
         source: std::io::Error,
     },
+    #[error("engine '{name}' refused its options: {why}")]
+    OptionRefused { name: String, why: String },
     #[error("engine '{name}' did not answer in time")]
     NoAnswer { name: String },
     #[error("engine '{name}' exited")]

@@ -179,12 +179,17 @@ fn start_engine(opts: &StsOptions) -> Result<EngineProcess, crate::games::Error>
             EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
         }
     };
-    e.set_option("Threads", &opts.threads.to_string())?;
-    e.set_option("Hash", &opts.hash_mb.to_string())?;
-    for (k, v) in &opts.options {
-        e.set_option(k, v)?;
-    }
-    e.is_ready(Duration::from_secs(30))?;
+    // Threads and Hash where the engine has them; the options asked for must all exist.
+    let mut options: Vec<(String, String)> = [
+        ("Threads", opts.threads.to_string()),
+        ("Hash", opts.hash_mb.to_string()),
+    ]
+    .into_iter()
+    .filter(|(k, _)| e.has_option(k))
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    options.extend(opts.options.iter().cloned());
+    e.set_options(&options, Duration::from_secs(30))?;
     Ok(e)
 }
 

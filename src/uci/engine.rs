@@ -131,9 +131,10 @@ impl Engine {
                 self.finish_game();
                 return false;
             }
+            // Waits for the search to end (it sends its bestmove), so that a `setoption` or
+            // `go` right after `stop`, as analysis GUIs send them, finds the engine idle.
             "stop" => {
-                self.shared.stop.store(true, Ordering::SeqCst);
-                self.shared.pondering.store(false, Ordering::SeqCst);
+                self.stop_and_join();
                 return true;
             }
             "ponderhit" => {

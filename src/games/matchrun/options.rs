@@ -28,10 +28,7 @@ impl EngineSpec {
                 EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
             }
         };
-        for (k, v) in &self.options {
-            e.set_option(k, v)?;
-        }
-        e.is_ready(Duration::from_secs(30))?;
+        e.set_options(&self.options, Duration::from_secs(30))?;
         Ok(e)
     }
 }
