@@ -25,8 +25,18 @@ fn datagen(out: &Path, games: usize, threads: usize) {
 }
 
 fn datagen_with(out: &Path, games: usize, threads: usize, extra: &[&str]) {
+    let o = datagen_output(out, games, threads, extra);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn datagen_output(
+    out: &Path,
+    games: usize,
+    threads: usize,
+    extra: &[&str],
+) -> std::process::Output {
     let book = common::data("books/noob_3moves_200.epd");
-    let o = common::command()
+    common::command()
         .args([
             "datagen",
             "--games",
@@ -47,8 +57,7 @@ fn datagen_with(out: &Path, games: usize, threads: usize, extra: &[&str]) {
         ])
         .args(extra)
         .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .unwrap()
 }
 
 /// The record's board as a position with the side to move as White (the record's frame: the
@@ -215,6 +224,26 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("choose another --pgn"));
     assert_eq!(std::fs::read(&a_pgn).unwrap(), text);
+    // A progress record whose files are missing or shorter than it counts (left from another
+    // run): refused, and no file is padded, cut or created.
+    let (d, d_pgn) = (dir.join("d.bin"), dir.join("d.pgn"));
+    std::fs::copy(dir.join("b.bin.progress"), dir.join("d.bin.progress")).unwrap();
+    std::fs::write(&d_pgn, "PRECIOUS").unwrap();
+    let o = datagen_output(&d, 4, 1, &["--pgn", d_pgn.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not this run's output"));
+    assert!(!d.exists());
+    let whole = std::fs::read(&b).unwrap();
+    std::fs::write(&d, &whole[..whole.len() - 32]).unwrap();
+    let o = datagen_output(&d, 4, 1, &["--pgn", d_pgn.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read(&d).unwrap(), &whole[..whole.len() - 32]);
+    std::fs::write(&d, &whole).unwrap();
+    let o = datagen_output(&d, 4, 1, &["--pgn", d_pgn.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("d.pgn"), "{err}");
+    assert_eq!(std::fs::read_to_string(&d_pgn).unwrap(), "PRECIOUS");
+    assert_eq!(std::fs::read(&d).unwrap(), whole);
     // Deep Pink's triplets from it: the move played against a random other move.
     let o = common::command()
         .args(["dataset", "deeppink", "--pgn"])

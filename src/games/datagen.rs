@@ -232,10 +232,34 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
         Some(_) => lines.next().and_then(|l| l.parse().ok()),
         None => Some(0),
     };
-    match (games, bytes, pgn_bytes) {
-        (Some(g), Some(b), Some(pb)) => Ok((g, b, pb)),
-        _ => Err(Error::Datagen(format!("'{}' is corrupt", p.display()))),
+    let Some((g, b, pb)) = games
+        .zip(bytes)
+        .zip(pgn_bytes)
+        .map(|((g, b), pb)| (g, b, pb))
+    else {
+        return Err(Error::Datagen(format!("'{}' is corrupt", p.display())));
+    };
+    // The files hold at least what the progress record counts (a run killed while writing
+    // leaves more, cut back on resume): a shorter or missing one is not this run's, and is
+    // neither padded nor cut.
+    let short = |path: &Path, want: u64| {
+        let len = std::fs::metadata(path).map_or(None, |m| Some(m.len()));
+        match len {
+            Some(len) if len >= want => Ok(()),
+            _ => Err(Error::Datagen(format!(
+                "'{}' holds {} bytes where '{}' counts {want}: not this run's output; \
+                 choose another --out (and --pgn)",
+                path.display(),
+                len.map_or("no".to_string(), |l| l.to_string()),
+                p.display()
+            ))),
+        }
+    };
+    short(out, b)?;
+    if let Some(pgn) = &opts.pgn {
+        short(pgn, pb)?;
     }
+    Ok((g, b, pb))
 }
 
 /// An I/O error on `path` as a datagen error that names the file.
