@@ -55,6 +55,49 @@ fn eval_command() {
     assert!(v > 8.0, "a queen up: {line}");
 }
 
+/// `import` fails (exit 1) when a file cannot be read, a folder among them, or when nothing in
+/// them can be learned, so that a script notices; what was learnable is learned either way.
+#[test]
+fn import_fails_on_unreadable_or_unlearnable_input() {
+    let dir = std::env::temp_dir().join(format!("deepred-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("x.sqlite");
+    let binary = dir.join("binary.pgn");
+    std::fs::write(&binary, [0u8, 159, 146, 150, 255, 1, 2, 3].repeat(64)).unwrap();
+    let good = common::data("pgn/games/Nakamura_first500.pgn");
+    let folder = dir.to_str().unwrap().to_string();
+    for (files, want) in [
+        (vec!["/nonexistent.pgn"], "1 file(s) could not be read"),
+        (vec![folder.as_str()], "1 file(s) could not be read"),
+        (vec![binary.to_str().unwrap()], "no game could be learned"),
+        (
+            vec![good.to_str().unwrap(), "/nonexistent.pgn"],
+            "1 file(s) could not be read",
+        ),
+    ] {
+        let mut args = vec!["import", "--db", db.to_str().unwrap()];
+        args.extend(&files);
+        let (ok, out, err) = deepred(&args);
+        assert!(!ok, "{files:?}: {out}");
+        assert!(
+            err.contains(&format!("deepred: {want}")),
+            "{files:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{files:?}: {err}");
+    }
+    // The good file's games were learned all the same.
+    let (ok, out, err) = deepred(&[
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        good.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains(" 0 learned, 500 already known"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_input_is_a_clear_error_not_a_panic() {
     for args in [
@@ -195,11 +238,13 @@ fn genfens_prints_the_openings_openbench_reads() {
         "genfens 5 seed x book None",
         "genfens 5 book None",
         "genfens 3 seed 1 book /nonexistent.epd",
+        // More openings than memory holds: refused, not an allocation abort.
+        "genfens 99999999999999 seed 1 book None",
     ] {
         let out = common::command().args([bad, "quit"]).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            !out.status.success() && err.starts_with("deepred: "),
+            !out.status.success() && err.starts_with("deepred: ") && err.lines().count() == 1,
             "{bad}: {err}"
         );
     }

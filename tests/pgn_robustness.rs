@@ -128,3 +128,35 @@ fn truncated_and_binary_input_never_panics() {
     }
     let _ = read_games(&noise[..]);
 }
+
+/// A game whose result contradicts the board (a mate or stalemate on it, read as another
+/// result) is not learned, with the reason; results the board cannot check stand.
+#[test]
+fn a_result_the_board_contradicts_is_not_learned() {
+    use deepred::experience::import::to_record;
+    let cases = [
+        // Fool's mate: Black mates.
+        (
+            "1. f3 e5 2. g4 Qh4# 1-0",
+            Some("checkmate on the board, 0-1"),
+        ),
+        ("1. f3 e5 2. g4 Qh4# 1/2-1/2", Some("checkmate")),
+        ("1. f3 e5 2. g4 Qh4# 0-1", None),
+        // A resignation is not on the board: any decisive result stands.
+        ("1. e4 e5 2. Qh5 Nc6 3. Bc4 1-0", None),
+    ];
+    for (movetext, refused) in cases {
+        let text = format!("[Event \"t\"]\n\n{movetext}\n");
+        let g = read_games(text.as_bytes()).remove(0).expect(movetext);
+        match (to_record("t.pgn", g), refused) {
+            (Ok(_), None) => {}
+            (Err(e), Some(why)) => assert!(e.to_string().contains(why), "{movetext}: {e}"),
+            (r, _) => panic!("{movetext}: {:?}", r.map(|r| r.result)),
+        }
+    }
+    // Stalemate (Black to move, no legal move) read as a win.
+    let text = "[FEN \"7k/5Q2/6K1/8/8/8/8/8 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. Kh6 1-0\n";
+    let g = read_games(text.as_bytes()).remove(0).unwrap();
+    let e = to_record("t.pgn", g).map(|r| r.result).unwrap_err();
+    assert!(e.to_string().contains("stalemate"), "{e}");
+}

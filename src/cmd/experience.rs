@@ -39,6 +39,20 @@ pub fn import(a: ImportArgs) -> ExitCode {
                 r.seconds,
                 r.games_per_second()
             );
+            // An unreadable file, or nothing learnable at all, fails the command (what was
+            // learnable is learned either way), so that a script notices.
+            let nothing = r.learned + r.already_known == 0 && !r.skipped.is_empty();
+            if r.unreadable > 0 || nothing {
+                eprintln!(
+                    "deepred: {}",
+                    if r.unreadable > 0 {
+                        format!("{} file(s) could not be read", r.unreadable)
+                    } else {
+                        "no game could be learned".to_string()
+                    }
+                );
+                return ExitCode::FAILURE;
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

@@ -13,6 +13,7 @@ use super::Error;
 use super::records::{EvalSource, GameRecord, MoveEval, MoveRow};
 use super::store::{Learned, Store};
 use crate::chess::pgn::{PgnError, PgnGame, read_games};
+use crate::chess::rules::{Reason, game_end};
 
 #[derive(Debug, Default, Clone)]
 pub struct ImportReport {
@@ -23,6 +24,8 @@ pub struct ImportReport {
     pub rows_written: usize,
     /// "file: game N, ply P: reason ('text')" for every game not learned.
     pub skipped: Vec<String>,
+    /// Files that could not be opened or read (also in `skipped`).
+    pub unreadable: usize,
     pub seconds: f64,
 }
 
@@ -45,6 +48,24 @@ pub fn to_record(source: &str, g: PgnGame) -> Result<GameRecord, PgnError> {
     };
     if g.moves.is_empty() {
         return Err(unlearnable("", "no moves"));
+    }
+    // A game that ends on the board (mate, stalemate, no mating material) has that result:
+    // another one says the record is wrong, and learning it would teach the opposite.
+    if let Some(end) = game_end(&g.start, &g.moves)
+        && matches!(
+            end.reason,
+            Reason::Checkmate | Reason::Stalemate | Reason::InsufficientMaterial
+        )
+        && end.result != result
+    {
+        return Err(unlearnable(
+            result.as_pgn(),
+            &format!(
+                "the game ends by {} on the board, {}",
+                end.reason.text(),
+                end.result.as_pgn()
+            ),
+        ));
     }
     let tag = |k: &str| g.tag(k).unwrap_or("?").to_string();
     // The evaluations the PGN's comments carry (`[%eval ...]`, an engine's `{+0.35/12 0.5s}`).
@@ -129,10 +150,17 @@ pub fn import(
         // Produce batches; stops early if the writer has failed (the channel is closed).
         'files: for f in files {
             let name = f.display().to_string();
-            let games = match std::fs::File::open(f) {
+            let opened = std::fs::File::open(f).and_then(|file| {
+                if file.metadata()?.is_dir() {
+                    return Err(std::io::Error::other("it is a folder"));
+                }
+                Ok(file)
+            });
+            let games = match opened {
                 Ok(file) => read_games(std::io::BufReader::with_capacity(1 << 20, file)),
                 Err(e) => {
                     report.skipped.push(format!("{name}: cannot read: {e}"));
+                    report.unreadable += 1;
                     continue;
                 }
             };

@@ -22,6 +22,9 @@ use crate::search::{Limits, SearchParams, Shared, search};
 pub const MAX_CP: i32 = 300;
 /// Nodes of that search.
 pub const NODES: u64 = 2_000;
+/// The most openings one command prints (OpenBench asks for thousands at a time); a larger N is
+/// refused rather than held in memory.
+pub const MAX_COUNT: usize = 10_000_000;
 
 /// A `genfens` command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +48,10 @@ pub fn parse(command: &str) -> Result<Request, String> {
     if w.len() < 6 || w[0] != "genfens" || w[2] != "seed" || w[4] != "book" {
         return Err(bad());
     }
-    let count = w[1].parse().map_err(|_| bad())?;
+    let count: usize = w[1].parse().map_err(|_| bad())?;
+    if count > MAX_COUNT {
+        return Err(format!("'{command}': N is at most {MAX_COUNT}"));
+    }
     let seed = w[3].parse().map_err(|_| bad())?;
     let book = (!w[5].eq_ignore_ascii_case("none")).then(|| PathBuf::from(w[5]));
     let plies = match w.iter().position(|&x| x == "plies") {
