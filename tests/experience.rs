@@ -434,6 +434,36 @@ fn bad_store_files_are_clear_errors() {
     );
     let out = deepred(&["experience", "stats", "--db", "/nonexistent/x.sqlite"]);
     assert!(!out.status.success());
+    // A mistyped store for prune or vacuum is an error, not a new empty store; a bad merge
+    // source leaves no new --into behind.
+    let typo = db.with_file_name("typo.sqlite");
+    let into = db.with_file_name("new.sqlite");
+    for args in [
+        vec![
+            "experience",
+            "prune",
+            "--min-games",
+            "2",
+            "--db",
+            typo.to_str().unwrap(),
+        ],
+        vec!["experience", "vacuum", "--db", typo.to_str().unwrap()],
+        vec![
+            "experience",
+            "merge",
+            db.to_str().unwrap(),
+            "--into",
+            into.to_str().unwrap(),
+        ],
+    ] {
+        let out = deepred(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.starts_with("deepred: "),
+            "{args:?}: {err}"
+        );
+        assert!(!typo.exists() && !into.exists(), "{args:?} made a store");
+    }
     // An empty file (what a first import killed before its first commit leaves): reading it
     // says it is empty, and importing into it makes it a store.
     std::fs::write(&db, b"").unwrap();

@@ -359,15 +359,19 @@ fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String
 
 /// `experience merge`: each source added to --into in its own transaction.
 fn merge(a: MergeArgs) -> ExitCode {
+    // Every source is opened before --into, so a bad source leaves no new store behind.
+    let mut sources = Vec::with_capacity(a.sources.len());
+    for src in &a.sources {
+        match Store::open_read_only(src) {
+            Ok(s) => sources.push(s),
+            Err(e) => return fail(e),
+        }
+    }
     let mut into = match Store::open(&a.into) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    for src in &a.sources {
-        let source = match Store::open_read_only(src) {
-            Ok(s) => s,
-            Err(e) => return fail(e),
-        };
+    for source in sources {
         if source.path() == into.path() {
             return fail(format!(
                 "experience merge: '{}' is also --into; nothing merged from it",
@@ -401,9 +405,16 @@ fn merge(a: MergeArgs) -> ExitCode {
     }
 }
 
+/// A store to change in place: one that does not exist is an error (as for `stats`), not a new
+/// empty store made from a mistyped path.
+fn open_existing(db: &std::path::Path) -> Result<Store, deepred::experience::Error> {
+    drop(Store::open_read_only(db)?);
+    Store::open(db)
+}
+
 /// `experience prune`: rare rows beyond the first plies go, in one transaction.
 fn prune(a: PruneArgs) -> ExitCode {
-    let mut store = match Store::open(&a.db) {
+    let mut store = match open_existing(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
@@ -436,7 +447,7 @@ fn prune(a: PruneArgs) -> ExitCode {
 
 /// `experience vacuum`: the file rebuilt without free pages.
 fn vacuum(a: VacuumArgs) -> ExitCode {
-    let store = match Store::open(&a.db) {
+    let store = match open_existing(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
