@@ -462,6 +462,9 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
         serde_json::json!({"white": "human", "black": "human", "minutes": -1}),
         serde_json::json!({"white": "human", "black": "human", "evaluator": "nonsense"}),
         serde_json::json!({"white": "human", "black": "human", "fen": "8/8/8/8/8/8/8/8 w - - 0 1"}),
+        // Over before it starts: stalemate, checkmate.
+        serde_json::json!({"white": "human", "black": "deepred", "fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"}),
+        serde_json::json!({"white": "human", "black": "human", "fen": "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"}),
         serde_json::json!({"white": "human"}),
     ] {
         let (status, e) = s.post_json("/api/games", bad.clone());

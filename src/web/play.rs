@@ -28,8 +28,10 @@ use crate::player::{DRAW_ACCEPT_CP, ENGINE_NAME, LearnSettings, Player, dead_dra
 use crate::search::skill::{Calibration, Skill};
 use crate::search::{Event, Limits, Shared, search};
 
-/// Games kept at once; finished games make room first.
+/// Games kept at once; finished games make room first, then games nobody has asked about for
+/// [`IDLE_EVICT`] (a closed browser tab).
 const MAX_GAMES: usize = 64;
+const IDLE_EVICT: std::time::Duration = std::time::Duration::from_secs(600);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking request never leaves a game unusable: its state is whole between statements.
@@ -196,6 +198,8 @@ pub struct Game {
     thinking: Arc<Mutex<Option<Thinking>>>,
     settings: LearnSettings,
     skill_elo: Option<i64>,
+    /// When a request last named this game.
+    touched: Mutex<Instant>,
 }
 
 /// The games in progress.
@@ -238,20 +242,25 @@ impl Games {
     }
 
     fn get(&self, id: u64) -> Result<Arc<Game>, Error> {
-        lock(&self.map)
+        let game = lock(&self.map)
             .get(&id)
             .cloned()
-            .ok_or_else(|| Error::NotFound(format!("no game {id}")))
+            .ok_or_else(|| Error::NotFound(format!("no game {id}")))?;
+        *lock(&game.touched) = Instant::now();
+        Ok(game)
     }
 
     /// Starts a game; Deep Red moves at once when it has White.
     pub fn create(&self, g: NewGame) -> Result<GameView, Error> {
         let walk = Walk::parse(g.fen.as_deref(), None)?;
         let bad = |what: String| Err(Error::BadRequest(what));
+        if walk.position.legal_moves().is_empty() {
+            return bad("the position has no legal move: the game is over before it starts".into());
+        }
         if let Some(m) = g.minutes
             && !(m.is_finite() && m > 0.0 && m <= 600.0)
         {
-            return bad(format!("minutes: {m}, not between 0 and 600"));
+            return bad(format!("minutes: {m}, not above 0 and at most 600"));
         }
         if !(g.increment.is_finite() && (0.0..=60.0).contains(&g.increment)) {
             return bad(format!("increment: {}, not between 0 and 60", g.increment));
@@ -298,12 +307,20 @@ impl Games {
             thinking: Arc::new(Mutex::new(None)),
             settings,
             skill_elo: g.elo,
+            touched: Mutex::new(Instant::now()),
         });
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         {
             let mut map = lock(&self.map);
             if map.len() >= MAX_GAMES {
-                map.retain(|_, g| lock(&g.state).ending.is_none());
+                map.retain(|_, g| {
+                    let keep =
+                        lock(&g.state).ending.is_none() && lock(&g.touched).elapsed() < IDLE_EVICT;
+                    if !keep {
+                        g.shared.stop.store(true, Ordering::SeqCst);
+                    }
+                    keep
+                });
             }
             if map.len() >= MAX_GAMES {
                 return Err(Error::TooMany(format!(
