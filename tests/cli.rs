@@ -105,6 +105,10 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         vec!["eval", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
         vec!["sts", "/nonexistent/suite.epd"],
         vec!["bench", "--evaluator", "oracle"],
+        // An output that cannot be written fails before the games, not after them.
+        vec!["play", "--pgn", "/nonexistent/folder/game.pgn"],
+        vec!["selfplay", "--games", "1", "--pgn", "/nonexistent/folder/games.pgn"],
+        vec!["play", "--elo", "5"],
     ] {
         let (ok, _, err) = deepred(&args);
         assert!(!ok, "{args:?}");

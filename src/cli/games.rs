@@ -208,7 +208,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub book: bool,
     /// Deep Red plays at about this Elo (as UCI_Elo, 1350..2300) instead of full strength.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(i64).range(deepred::search::skill::ELO_MIN..=deepred::search::skill::ELO_MAX))]
     pub elo: Option<i64>,
 }
 

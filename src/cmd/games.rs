@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::{evaluator_arg, fail, parse_options, position_arg};
+use super::{evaluator_arg, fail, parse_options, position_arg, writable};
 use crate::cli::{DatagenArgs, HumanSide, MatchArgs, PlayArgs, SelfplayArgs};
 
 pub fn selfplay(a: SelfplayArgs) -> ExitCode {
@@ -27,6 +27,9 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         tree_plies,
     } = a;
     use deepred::games::selfplay;
+    if let Some(Err(e)) = pgn.as_deref().map(writable) {
+        return fail(e);
+    }
     let ev = match evaluator_arg(evaluator, &db) {
         Ok(e) => e,
         Err(e) => return fail(e),
@@ -264,6 +267,9 @@ pub fn play(a: PlayArgs) -> ExitCode {
         elo,
     } = a;
     use deepred::games::play;
+    if let Some(Err(e)) = pgn.as_deref().map(writable) {
+        return fail(e);
+    }
     let start = match position_arg(fen, false) {
         Ok(p) => p,
         Err(e) => return fail(e),

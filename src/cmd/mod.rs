@@ -20,6 +20,22 @@ pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// An output file that cannot be written is an error before the work, not after it (a game
+/// played to its end, then lost): an existing file must open for writing (it is not changed), a
+/// new one is created and removed again.
+pub fn writable(path: &std::path::Path) -> Result<(), String> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 /// The position of a `--fen` argument, the start position without one.
 pub fn position_arg(fen: Option<String>, chess960: bool) -> Result<Chess, deepred::chess::Error> {
     fen.map_or_else(|| Ok(Chess::default()), |f| parse_fen(&f, chess960))
