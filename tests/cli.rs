@@ -107,7 +107,13 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         vec!["bench", "--evaluator", "oracle"],
         // An output that cannot be written fails before the games, not after them.
         vec!["play", "--pgn", "/nonexistent/folder/game.pgn"],
-        vec!["selfplay", "--games", "1", "--pgn", "/nonexistent/folder/games.pgn"],
+        vec![
+            "selfplay",
+            "--games",
+            "1",
+            "--pgn",
+            "/nonexistent/folder/games.pgn",
+        ],
         vec!["play", "--elo", "5"],
     ] {
         let (ok, _, err) = deepred(&args);

@@ -378,6 +378,25 @@ fn bad_position_keeps_the_previous_one() {
     e.quit();
 }
 
+/// With `Learning` on, a store whose folder does not exist is an error when it is set, not at
+/// the end of the first game.
+#[test]
+fn learning_into_a_store_that_cannot_be_made_is_an_error_at_once() {
+    let mut e = Uci::start();
+    e.send("setoption name Learning value true");
+    e.send("setoption name ExperienceFile value /nonexistent-folder/x.sqlite");
+    let l = e.until(SECS(5), |l| l.contains("error"));
+    assert!(
+        l.last()
+            .unwrap()
+            .contains("folder '/nonexistent-folder' does not exist"),
+        "{l:?}"
+    );
+    e.isready();
+    assert_protocol_clean(&e.log);
+    e.quit();
+}
+
 #[test]
 fn option_errors_are_reported_and_values_checked() {
     let mut e = Uci::start();

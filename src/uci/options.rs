@@ -222,10 +222,7 @@ impl Options {
                         "Learning into the {}",
                         crate::experience::store::describe(&self.experience_file)
                     ));
-                    // Say now, not at the end of the first game, that the store cannot be made.
-                    if let Err(e) = location::prepare(&self.experience_file) {
-                        applied.errors.push(Error::Store(e));
-                    }
+                    self.check_learning_store(&mut applied);
                 }
             }
             "experiencemargin" => self.experience_margin = spin(0, 1000)? as i32,
@@ -322,6 +319,9 @@ impl Options {
                         .notes
                         .push(crate::experience::store::describe(&self.experience_file));
                 }
+                if self.learning {
+                    self.check_learning_store(applied);
+                }
                 let store = StoreOf {
                     path: &self.experience_file,
                     min_games: self.experience_min_games,
@@ -335,6 +335,29 @@ impl Options {
 
     /// `SyzygyPath`: finds the tables of its directories. Directories and files that cannot be
     /// used are reported and left out; the tables that could be used are kept.
+    /// With `Learning` on, says now, not at the end of the first game, that the store cannot
+    /// be made: the data folder cannot be created, or the file's folder does not exist.
+    fn check_learning_store(&self, applied: &mut Applied) {
+        let path = &self.experience_file;
+        if let Err(e) = location::prepare(path) {
+            applied.errors.push(Error::Store(e));
+            return;
+        }
+        if crate::experience::store::is_server_url(path) {
+            return;
+        }
+        if let Some(folder) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !folder.is_dir()
+        {
+            applied
+                .errors
+                .push(Error::Store(crate::experience::Error::Database {
+                    path: path.clone(),
+                    detail: format!("its folder '{}' does not exist", folder.display()),
+                }));
+        }
+    }
+
     fn load_tablebases(&mut self, path: &str, applied: &mut Applied) {
         let path = path.trim();
         let loaded = Tablebases::load(path);
