@@ -263,11 +263,16 @@ fn refuses_bad_requests(s: &Server) {
     let long = unit.repeat(MAX_BODY / unit.len() + 1);
     let (status, body) = s.post("/api/pgn", &long[..MAX_BODY]);
     assert_eq!(status, 400, "{body}");
-    let (status, _) = s.post("/api/pgn", &long[..MAX_BODY + 1]);
+    let (status, body) = s.post("/api/pgn", &long[..MAX_BODY + 1]);
     assert_eq!(status, 413);
+    assert!(body.starts_with("{\"error\":"), "{body}");
     // No route writes: the explorer answers GET only.
-    let (status, _) = s.post("/api/explore", "");
+    let (status, body) = s.post("/api/explore", "");
     assert_eq!(status, 405);
+    assert!(body.starts_with("{\"error\":"), "{body}");
+    let (status, body) = s.get("/no/such/page");
+    assert_eq!(status, 404);
+    assert!(body.starts_with("{\"error\":"), "{body}");
     // Paths a client library would normalise, sent as they are.
     for path in [
         "/assets/../Cargo.toml",
@@ -441,6 +446,9 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
     let id = g["id"].clone();
     let g = s.game_until(&id, |g| g["moves"].as_array().unwrap().len() == 1);
     assert!(!g["dests"].as_object().unwrap().is_empty());
+    let (status, e) = s.post_json(&format!("/api/games/{id}/resign"), serde_json::json!(7));
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].is_string(), "{e}");
     let (_, g) = s.post_json(&format!("/api/games/{id}/resign"), serde_json::json!({}));
     assert_eq!(g["result"], "1-0");
     assert_eq!(g["termination"], "Black resigned");
@@ -461,6 +469,7 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
         serde_json::json!({"white": "robot", "black": "human"}),
         serde_json::json!({"white": "human", "black": "human", "minutes": -1}),
         serde_json::json!({"white": "human", "black": "human", "evaluator": "nonsense"}),
+        serde_json::json!({"white": "human", "black": "deepred", "elo": 5}),
         serde_json::json!({"white": "human", "black": "human", "fen": "8/8/8/8/8/8/8/8 w - - 0 1"}),
         // Over before it starts: stalemate, checkmate.
         serde_json::json!({"white": "human", "black": "deepred", "fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"}),

@@ -42,6 +42,10 @@ pub enum Error {
     NotFound(String),
     #[error("{0}")]
     TooMany(String),
+    /// A request axum's extractors refused (bad JSON or text, a body over [`MAX_BODY`]), with
+    /// its status: see [`Error::rejected`].
+    #[error("{1}")]
+    Rejected(StatusCode, String),
     #[error(transparent)]
     Store(#[from] crate::experience::Error),
     #[error("cannot listen on {addr}: {source}")]
@@ -53,12 +57,24 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
+impl Error {
+    /// An extractor's refusal: `413` for a body over [`MAX_BODY`], `400` for anything else
+    /// malformed (axum would say 415 or 422; the API says 400 for every bad request).
+    pub fn rejected(status: StatusCode, text: String) -> Error {
+        match status {
+            StatusCode::PAYLOAD_TOO_LARGE => Error::Rejected(status, text),
+            _ => Error::BadRequest(text),
+        }
+    }
+}
+
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let status = match self {
             Error::BadRequest(_) => StatusCode::BAD_REQUEST,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
             Error::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            Error::Rejected(status, _) => status,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         (
@@ -141,7 +157,14 @@ fn router(store: Store, opts: WebOptions) -> Router {
     } else {
         app.route("/", get(|| async { assets::page("index.html") }))
     };
-    app.fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+    // Every error is JSON `{"error": ...}`, also an unknown path and a method a route lacks.
+    app.fallback(|| async { Error::NotFound("not found".into()) })
+        .method_not_allowed_fallback(|| async {
+            Error::Rejected(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this path does not take that method".into(),
+            )
+        })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
 }
@@ -260,7 +283,10 @@ struct PgnGame {
 }
 
 /// A pasted PGN: its first game's start and moves (what the explorer walks), or why not.
-async fn pgn_route(body: String) -> Result<Json<PgnGame>, Error> {
+async fn pgn_route(
+    body: Result<String, axum::extract::rejection::StringRejection>,
+) -> Result<Json<PgnGame>, Error> {
+    let body = body.map_err(|e| Error::rejected(e.status(), e.body_text()))?;
     let games = crate::chess::pgn::read_games(body.as_bytes());
     let game = match games.into_iter().next() {
         None => return Err(Error::BadRequest("PGN: no game in the text".into())),

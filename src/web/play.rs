@@ -25,7 +25,7 @@ use crate::experience::records::GameRecord;
 use crate::experience::store::Learned;
 use crate::player::evaluator::{EvalChoice, StoreOf};
 use crate::player::{DRAW_ACCEPT_CP, ENGINE_NAME, LearnSettings, Player, dead_draw, hand_over};
-use crate::search::skill::{Calibration, Skill};
+use crate::search::skill::{self, Calibration, Skill};
 use crate::search::{Event, Limits, Shared, search};
 
 /// Games kept at once; finished games make room first, then games nobody has asked about for
@@ -264,6 +264,15 @@ impl Games {
         }
         if !(g.increment.is_finite() && (0.0..=60.0).contains(&g.increment)) {
             return bad(format!("increment: {}, not between 0 and 60", g.increment));
+        }
+        if let Some(elo) = g.elo
+            && !(skill::ELO_MIN..=skill::ELO_MAX).contains(&elo)
+        {
+            return bad(format!(
+                "elo: {elo}, not between {} and {}",
+                skill::ELO_MIN,
+                skill::ELO_MAX
+            ));
         }
         let movetime_ms = g.movetime_ms.unwrap_or(1000);
         if !(10..=600_000).contains(&movetime_ms) {

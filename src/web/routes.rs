@@ -27,7 +27,7 @@ async fn with_games<T: Send + 'static>(
 
 fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, Error> {
     b.map(|Json(v)| v)
-        .map_err(|e| Error::BadRequest(e.body_text()))
+        .map_err(|e| Error::rejected(e.status(), e.body_text()))
 }
 
 fn id_of(p: Result<Path<u64>, axum::extract::rejection::PathRejection>) -> Result<u64, Error> {
@@ -81,10 +81,14 @@ pub struct ResignBody {
 pub async fn resign(
     State(state): State<Shared>,
     id: PathId,
-    b: Option<Json<ResignBody>>,
+    b: Result<Json<ResignBody>, JsonRejection>,
 ) -> Result<Json<GameView>, Error> {
     let id = id_of(id)?;
-    let color = b.map(|Json(r)| r).unwrap_or_default().color;
+    // No body (no JSON content type) resigns for the side to move's human.
+    let color = match b {
+        Err(JsonRejection::MissingJsonContentType(_)) => None,
+        b => body(b)?.color,
+    };
     Ok(Json(
         with_games(state, move |g| g.resign(id, color.as_deref())).await?,
     ))
