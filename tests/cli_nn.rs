@@ -203,6 +203,26 @@ fn neural_commands_fail_cleanly() {
         assert!(err.starts_with("deepred: "), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // Input with no game: an error, and the data set already there is left as it was.
+    let dir = std::env::temp_dir().join(format!("deepred-cli-nn-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (binary, out) = (dir.join("binary.pgn"), dir.join("set.bin"));
+    std::fs::write(&binary, [0u8, 255, 7, 128].repeat(100)).unwrap();
+    std::fs::write(&out, b"the previous data set").unwrap();
+    let (ok, _, err) = deepred(&[
+        "dataset",
+        "deepchess",
+        "--pgn",
+        binary.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("no record came from the input"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"the previous data set");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `nn average`: every tensor of the output is the weighted mean of the inputs' tensors (read

@@ -252,9 +252,18 @@ pub fn game_key(g: &PgnGame) -> u64 {
     h.finish()
 }
 
-/// A new data set file `out` of `kind`, its header written (the record count comes at the end).
+/// Where the data set `out` is written until it is whole: `out` itself is replaced only by a
+/// finished data set with records, so a failed or empty build leaves the previous one.
+fn partial(out: &Path) -> std::path::PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".part");
+    name.into()
+}
+
+/// A new data set file for `out` of `kind` (at [`partial`]), its header written (the record
+/// count comes at the end).
 fn create(out: &Path, kind: Kind) -> Result<BufWriter<std::fs::File>, Error> {
-    let file = std::fs::File::create(out).map_err(|source| Error::Create {
+    let file = std::fs::File::create(partial(out)).map_err(|source| Error::Create {
         path: out.to_path_buf(),
         source,
     })?;
@@ -280,6 +289,15 @@ fn finish(mut w: BufWriter<std::fs::File>, out: &Path, summary: Summary) -> Resu
     w.seek(SeekFrom::Start(12)).map_err(werr)?;
     w.write_all(&total.to_le_bytes()).map_err(werr)?;
     w.flush().map_err(werr)?;
+    drop(w);
+    if total == 0 {
+        let _ = std::fs::remove_file(partial(out));
+        return Err(Error::NoData(format!(
+            "no record came from the input; '{}' is left as it was",
+            out.display()
+        )));
+    }
+    std::fs::rename(partial(out), out).map_err(werr)?;
     Ok(summary)
 }
 
