@@ -184,6 +184,82 @@ fn commands_right_after_stop_are_obeyed() {
     e.quit();
 }
 
+/// `go infinite` and `go ponder` answer only after `stop` (or `ponderhit`), also when a node
+/// limit or a strength limit ended the search itself long before.
+#[test]
+fn a_limited_infinite_or_ponder_search_still_waits_for_stop() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    for (setup, go) in [
+        ("", "go infinite nodes 1000"),
+        ("", "go ponder nodes 1000 wtime 10000 btime 10000"),
+        ("setoption name UCI_LimitStrength value true", "go infinite"),
+        ("", "go ponder wtime 10000 btime 10000"),
+    ] {
+        if !setup.is_empty() {
+            e.send(setup);
+        }
+        e.send(go);
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_millis(700) {
+            if let Some(l) = e.line(Duration::from_millis(50)) {
+                assert!(!l.starts_with("bestmove"), "{go}: bestmove before stop");
+            }
+        }
+        e.send("stop");
+        let (best, _) = e.bestmove(SECS(5));
+        assert_legal(&Chess::default(), &best_of(&best));
+    }
+    e.quit();
+}
+
+/// Commands in another case are read as the same commands, never a crash.
+#[test]
+fn commands_in_any_case() {
+    let mut e = Uci::start();
+    for line in [
+        "STOP",
+        "PonderHit",
+        "Position startpos moves e2e4",
+        "IsReady",
+    ] {
+        e.send(line);
+    }
+    e.until(SECS(5), |l| l == "readyok");
+    e.send("GO depth 2");
+    let (best, _) = e.bestmove(SECS(10));
+    let mut after = Chess::default();
+    after.play_unchecked("e2e4".parse::<UciMove>().unwrap().to_move(&after).unwrap());
+    assert_legal(&after, &best_of(&best));
+    assert_protocol_clean(&e.log);
+    e.send("QUIT");
+    assert!(
+        wait_exit(&mut e.child, SECS(5)).is_some(),
+        "QUIT did not end it"
+    );
+}
+
+/// A `go` without the `stop` the protocol asks for (a GUI after a ponder miss): the ponder
+/// search answers first, then the new `go` gets its own `bestmove`, legal in the new position.
+#[test]
+fn a_go_during_a_ponder_search_gets_its_own_bestmove() {
+    let mut e = Uci::start();
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go ponder wtime 2000 btime 2000");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("position startpos moves e2e4 c7c5");
+    e.send("go wtime 2000 btime 2000");
+    e.bestmove(SECS(10));
+    let (best, _) = e.bestmove(SECS(10));
+    let mut pos = Chess::default();
+    for m in ["e2e4", "c7c5"] {
+        let mv = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        pos.play_unchecked(mv);
+    }
+    assert_legal(&pos, &best_of(&best));
+    e.quit();
+}
+
 #[test]
 fn infinite_search_of_a_short_line_still_waits_for_stop() {
     // Mate in one: the search reaches its end at once, but bestmove must wait for stop.

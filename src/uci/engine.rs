@@ -41,6 +41,10 @@ pub struct Engine {
     /// True from `go` until the search thread is about to print `bestmove`: a GUI that has read
     /// `bestmove` may send the next `go` at once, before the thread has fully ended.
     busy: Arc<AtomicBool>,
+    /// Set by `stop` and `quit`: a `go infinite` (or a ponder search, also released by
+    /// `ponderhit`) sends its `bestmove` only then, even when a node limit or a strength limit
+    /// ended the search itself before.
+    released: Arc<AtomicBool>,
     debug: bool,
     /// (key of the searched position, best move) of the last search.
     last_best: Arc<Mutex<LastMove>>,
@@ -65,6 +69,7 @@ impl Engine {
             shared: Arc::new(Shared::default()),
             search: None,
             busy: Arc::new(AtomicBool::new(false)),
+            released: Arc::new(AtomicBool::new(false)),
             debug: false,
             last_best: Arc::new(Mutex::new(None)),
             announced: false,
@@ -109,6 +114,7 @@ impl Engine {
     }
 
     pub fn stop_and_join(&mut self) {
+        self.released.store(true, Ordering::SeqCst);
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.pondering.store(false, Ordering::SeqCst);
         if let Some(h) = self.search.take() {
@@ -125,7 +131,9 @@ impl Engine {
         let mut parts = line.splitn(2, char::is_whitespace);
         let cmd = parts.next().unwrap_or("");
         let rest = parts.next().unwrap_or("").trim();
-        match cmd {
+        // Commands in any case (`STOP`, `Go depth 2`): the parser used below for the others
+        // reads them so too.
+        match cmd.to_ascii_lowercase().as_str() {
             "quit" => {
                 self.stop_and_join();
                 self.finish_game();
@@ -300,12 +308,8 @@ impl Engine {
                     info_string(&format!("option '{name}' set"));
                 }
             }
-            UciMessage::Stop | UciMessage::PonderHit | UciMessage::IsReady | UciMessage::Quit => {
-                unreachable!("handled before parsing")
-            }
-            UciMessage::Position { .. } | UciMessage::Go { .. } => {
-                unreachable!("handled before parsing")
-            }
+            // The commands `handle` answers before parsing never come here; any other is no
+            // command of an engine.
             _ => info_string(&format!("error: '{line}' is not an engine command")),
         }
         true
@@ -353,9 +357,12 @@ impl Engine {
     }
 
     fn go(&mut self, limits: Limits) {
+        // A `go` without the `stop` the protocol asks for first (a GUI after a ponder miss):
+        // the search before it ends and answers its own `go` first, so every `go` gets one
+        // `bestmove`, in order.
         if self.searching() {
-            info_string("error: a search is already running; send stop first");
-            return;
+            info_string("warning: go during a search: that search is stopped and answers first");
+            self.stop_and_join();
         }
         let s = self.options.learn_settings(&self.player.eval);
         if self.options.experience_book
@@ -423,9 +430,11 @@ impl Engine {
         let tt = self.player.tt();
         let busy = self.busy.clone();
         busy.store(true, Ordering::SeqCst);
+        let released = self.released.clone();
+        released.store(false, Ordering::SeqCst);
         let last_best = self.last_best.clone();
         self.search = Some(std::thread::spawn(move || {
-            run_search(&params, &shared, &tt, &busy, &last_best, inbox)
+            run_search(&params, &shared, &tt, &busy, &released, &last_best, inbox)
         }));
     }
 }
@@ -472,6 +481,7 @@ fn run_search(
     shared: &Shared,
     tt: &TranspositionTable,
     busy: &AtomicBool,
+    released: &AtomicBool,
     last_best: &Mutex<LastMove>,
     inbox: Option<Inbox>,
 ) {
@@ -493,8 +503,9 @@ fn run_search(
             "info depth 0 score cp 0"
         });
     }
-    // In infinite and ponder mode, bestmove waits for stop (or ponderhit).
-    while !shared.stop.load(Ordering::SeqCst)
+    // In infinite and ponder mode, bestmove waits for stop (or ponderhit), not for the end of
+    // the search: a node or strength limit ends it early.
+    while !released.load(Ordering::SeqCst)
         && (params.limits.infinite || shared.pondering.load(Ordering::SeqCst))
     {
         std::thread::sleep(Duration::from_millis(1));
