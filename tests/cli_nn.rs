@@ -222,6 +222,70 @@ fn neural_commands_fail_cleanly() {
         "{err}"
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"the previous data set");
+    // An output that is an input (also by another name) is refused, the input untouched.
+    let games = dir.join("games.pgn");
+    std::fs::copy(common::data("pgn/games/Nakamura_first500.pgn"), &games).unwrap();
+    let same = dir.join(".").join("games.pgn");
+    let store = dir.join("store.sqlite");
+    assert!(
+        deepred(&[
+            "import",
+            "--db",
+            store.to_str().unwrap(),
+            games.to_str().unwrap()
+        ])
+        .0
+    );
+    let before = (
+        std::fs::read(&games).unwrap(),
+        std::fs::read(&store).unwrap(),
+    );
+    for args in [
+        vec![
+            "dataset",
+            "deepchess",
+            "--pgn",
+            games.to_str().unwrap(),
+            "--out",
+            same.to_str().unwrap(),
+        ],
+        vec![
+            "train-learned",
+            "--data",
+            games.to_str().unwrap(),
+            "--out",
+            games.to_str().unwrap(),
+        ],
+        vec![
+            "experience",
+            "export",
+            "--db",
+            store.to_str().unwrap(),
+            "--pgn",
+            store.to_str().unwrap(),
+        ],
+        vec![
+            "experience",
+            "export",
+            "--db",
+            store.to_str().unwrap(),
+            "--polyglot",
+            store.to_str().unwrap(),
+        ],
+    ] {
+        let (ok, _, err) = deepred(&args);
+        assert!(
+            !ok && err.contains("is also an input of this command"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        before,
+        (
+            std::fs::read(&games).unwrap(),
+            std::fs::read(&store).unwrap()
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

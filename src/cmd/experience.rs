@@ -217,6 +217,14 @@ fn export(a: ExportArgs) -> ExitCode {
             "experience export: say what to write (--polyglot FILE, --epd FILE, --pgn FILE and/or --bullet FILE)",
         );
     }
+    for out in [&a.polyglot, &a.epd, &a.pgn, &a.bullet]
+        .into_iter()
+        .flatten()
+    {
+        if let Err(e) = super::not_an_input(out, [a.db.as_path()]) {
+            return fail(e);
+        }
+    }
     let store = match Store::open_read_only(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),

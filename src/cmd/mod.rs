@@ -36,6 +36,27 @@ pub fn writable(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// An output that is one of the command's inputs (the same file by another name too) would be
+/// destroyed by writing it: refused before anything is read or written.
+pub fn not_an_input<'a>(
+    out: &std::path::Path,
+    inputs: impl IntoIterator<Item = &'a std::path::Path>,
+) -> Result<(), String> {
+    let Ok(target) = std::fs::canonicalize(out) else {
+        return Ok(()); // a new file is nobody's input
+    };
+    if inputs
+        .into_iter()
+        .any(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
+    {
+        return Err(format!(
+            "'{}' is also an input of this command: writing it would destroy it; choose another output",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
 /// The position of a `--fen` argument, the start position without one.
 pub fn position_arg(fen: Option<String>, chess960: bool) -> Result<Chess, deepred::chess::Error> {
     fen.map_or_else(|| Ok(Chess::default()), |f| parse_fen(&f, chess960))

@@ -20,6 +20,10 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
         equal_material,
     } = a;
     use deepred::train::data;
+    let inputs = pgn.iter().chain(&datagen).chain(&db).map(|p| p.as_path());
+    if let Err(e) = super::not_an_input(&out, inputs) {
+        return fail(e);
+    }
     if !(0.0..=1.0).contains(&val_fraction) {
         return fail(format!("--val-fraction {val_fraction} is not within 0..1"));
     }
@@ -225,6 +229,15 @@ fn accuracy(a: AccuracyArgs) -> ExitCode {
 pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
     use deepred::train::value::{ValueTrainOptions, read_records, train_value};
     use std::io::Write;
+    let inputs = a
+        .data
+        .iter()
+        .chain(&a.db)
+        .chain(&a.init)
+        .map(|p| p.as_path());
+    if let Err(e) = super::not_an_input(&a.out, inputs) {
+        return fail(e);
+    }
     if let Some(dir) = a.out.parent()
         && !dir.as_os_str().is_empty()
         && let Err(e) = std::fs::create_dir_all(dir)
