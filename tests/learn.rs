@@ -392,6 +392,21 @@ fn bad_input_is_a_clear_error() {
         (vec!["--from", pink.to_str().unwrap()], "not a learned net"),
         (vec!["--book", "/nonexistent/book.epd"], "book.epd"),
         (vec!["--sprt", "1,2,3"], "--sprt"),
+        (vec!["--window", "0"], "0 is not in"),
+        (vec!["--lr", "NaN"], "NaN is not in"),
+        // Found before the games, not after hours of them.
+        (
+            vec!["--trainer", "torch", "--python", "/nonexistent/python"],
+            "cannot run '/nonexistent/python'",
+        ),
+        (
+            vec!["--fine-tune", "--hidden", "64"],
+            "hidden units where --hidden asks 64",
+        ),
+        (
+            vec!["--reference", "nothing=/nonexistent/engine"],
+            "--reference nothing",
+        ),
     ] {
         let mut c = common::command();
         c.env("DEEPRED_HOME", &home).args([
@@ -410,6 +425,7 @@ fn bad_input_is_a_clear_error() {
         assert!(!out.status.success(), "{args:?}");
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
+        assert!(!err.contains("learn: play"), "{args:?} played first: {err}");
     }
     let out = common::command()
         .env("DEEPRED_HOME", &home)

@@ -43,7 +43,7 @@ pub struct MatchArgs {
     #[arg(long)]
     pub book: Option<std::path::PathBuf>,
     /// Games played at once (each has its own pair of engine processes).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub concurrency: usize,
     /// Append every finished game to this PGN file.
     #[arg(long)]
@@ -156,7 +156,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub concurrency: usize,
     /// Adjudicate a draw after this many plies.
     #[arg(long, default_value_t = 400)]
@@ -240,7 +240,7 @@ pub struct DatagenArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Games played at once (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
     /// Adjudicate a draw after this many plies.
     #[arg(long, default_value_t = 400)]

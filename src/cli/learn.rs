@@ -39,10 +39,10 @@ pub struct LearnArgs {
     pub max_wait: Option<u64>,
     /// Self-play games of each net before it trains a candidate (again as many after a
     /// candidate fails its gate).
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
     /// Nodes a move in self-play.
-    #[arg(long, default_value_t = 5_000)]
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
     /// EPD openings (default: the start position); random plies follow.
     #[arg(long)]
@@ -73,10 +73,10 @@ pub struct LearnArgs {
     #[command(flatten)]
     pub positions: PositionArgs,
     /// Nodes a move in the gate and the reference matches.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub gate_nodes: u64,
     /// The most games of a gate.
-    #[arg(long, default_value_t = 2_000)]
+    #[arg(long, default_value_t = 2_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub gate_games: usize,
     /// The gate's clock when the candidate's net is another size than its parent's (a wider
     /// net is slower: fixed nodes would not see the cost), BASE+INC in seconds.
@@ -93,7 +93,7 @@ pub struct LearnArgs {
     #[arg(long = "reference", value_name = "NAME=COMMAND")]
     pub references: Vec<String>,
     /// Threads (default: every core): self-play games, training, games at once in matches.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

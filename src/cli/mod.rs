@@ -96,7 +96,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = EvalKind::DEFAULT)]
     pub evaluator: EvalKind,
     /// Search threads (node counts are deterministic only with 1).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub threads: usize,
     /// Net file of a neural evaluator (default: as `EvalFile auto`, the newest promoted net in
     /// the data folder, else the net embedded in the binary).

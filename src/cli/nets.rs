@@ -91,7 +91,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Threads of libtorch on the CPU (0: its default).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=256), default_value_t = 0)]
     pub threads: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -176,7 +176,7 @@ pub struct TrainLearnedArgs {
     #[arg(long)]
     pub init: Option<std::path::PathBuf>,
     /// Threads (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -192,7 +192,7 @@ pub struct TrainLearnedArgs {
 #[derive(clap::Args, Clone, Debug)]
 pub struct PositionArgs {
     /// Only the latest N games of the store.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub window: Option<u64>,
     /// The weight of a game by its source, SOURCE=W (repeatable): 0.5 takes such a game half
     /// the time, 2 twice; sources: selfplay, learn, match, play, uci, web, a PGN file's name, or
@@ -332,24 +332,44 @@ pub struct KernelBenchArgs {
 #[derive(clap::Args)]
 pub struct ValueTrainArgs {
     /// Hidden units of each view's accumulator.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub hidden: usize,
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub epochs: usize,
-    #[arg(long, default_value_t = 8192)]
+    #[arg(long, default_value_t = 8192, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 24))]
     pub batch: usize,
     /// Learning rate (Adam).
-    #[arg(long, default_value_t = 0.002)]
+    #[arg(long, default_value_t = 0.002, value_parser = fraction_parser(false))]
     pub lr: f32,
     /// Factor applied to the learning rate after every epoch.
-    #[arg(long, default_value_t = 0.92)]
+    #[arg(long, default_value_t = 0.92, value_parser = fraction_parser(false))]
     pub lr_decay: f32,
     /// Weight of the game result in the target (the rest: the sigmoid of the search score).
     /// 0 by default: with results of Deep Red's own 5,000-node games the net played far worse
     /// (BENCHMARKS.md, "A learned evaluation").
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = fraction_parser(true))]
     pub wdl: f32,
     /// Share of the positions kept out to measure the loss on.
     #[arg(long, default_value_t = 0.05)]
     pub val_fraction: f64,
+}
+
+/// A number in (0, 1] (`zero`: in [0, 1]): learning rates, their decay, weights. NaN, infinities
+/// and numbers outside are refused before any work.
+fn fraction_parser(zero: bool) -> impl Fn(&str) -> Result<f32, String> + Clone {
+    move |s: &str| {
+        let v: f32 = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{s}' is not a number"))?;
+        let low_ok = if zero { v >= 0.0 } else { v > 0.0 };
+        if low_ok && v <= 1.0 {
+            Ok(v)
+        } else {
+            Err(format!(
+                "{s} is not in {}0, 1]",
+                if zero { "[" } else { "(" }
+            ))
+        }
+    }
 }

@@ -11,13 +11,13 @@ pub struct StsArgs {
     #[arg(long, default_value_t = 100)]
     pub movetime: u64,
     /// Threads option of the engine.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub threads: usize,
     /// Hash option of the engine (MB).
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
     /// Engines run side by side (positions in parallel).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub concurrency: usize,
     /// Only the first N positions.
     #[arg(long)]

@@ -246,6 +246,33 @@ fn publish_status(store: &std::sync::Mutex<Option<Store>>, path: &Path, line: &s
     }
 }
 
+/// What the training, the gate and the records will need, checked before the loop plays its
+/// games (hours of them): the trainer's Python, a fine-tuned parent of the asked width, and
+/// reference engines that answer as UCI engines.
+fn preflight(opts: &LearnOptions, net: &Net) -> Result<(), Error> {
+    if let torch::Trainer::Torch { python } = &opts.train.trainer {
+        torch::check(python)?;
+    }
+    if opts.train.fine_tune {
+        let parent = crate::train::value::ValueParams::load(&net.path)
+            .map_err(|e| Error::Other(e.to_string()))?;
+        if parent.hidden != opts.train.hidden {
+            return Err(Error::Other(format!(
+                "--fine-tune: the current net (generation {}) has {} hidden units where --hidden asks {}",
+                net.generation, parent.hidden, opts.train.hidden
+            )));
+        }
+    }
+    for r in opts.references.iter().filter(|r| r.engine.cmd.is_some()) {
+        let mut e = r
+            .engine
+            .start()
+            .map_err(|e| Error::Other(format!("--reference {}: {e}", r.name)))?;
+        let _ = e.send("quit");
+    }
+    Ok(())
+}
+
 fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<LearnReport, Error> {
     std::fs::create_dir_all(&opts.dir).map_err(Error::io("cannot create", &opts.dir))?;
     let mut report = LearnReport::default();
@@ -257,6 +284,7 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
     {
         let store = Store::open(&opts.store)?;
         let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
+        preflight(opts, &net)?;
         record::catch_up(opts, &net, status)?;
     }
     loop {

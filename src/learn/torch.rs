@@ -23,6 +23,27 @@ pub enum Trainer {
     Torch { python: PathBuf },
 }
 
+/// Whether `python` runs and imports PyTorch: checked before the loop plays, so that a wrong
+/// `--python` is said at once, not after hours of games.
+pub fn check(python: &Path) -> Result<(), Error> {
+    let out = Command::new(python)
+        .args(["-c", "import torch"])
+        .output()
+        .map_err(|e| {
+            Error::Other(format!(
+                "--trainer torch: cannot run '{}': {e} (a Python with PyTorch; --python sets it)",
+                python.display()
+            ))
+        })?;
+    if !out.status.success() {
+        return Err(Error::Other(format!(
+            "--trainer torch: '{}' cannot import torch (a Python with PyTorch; --python sets it)",
+            python.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Trains the net `out` on `boards` with PyTorch: writes the records and the scripts under
 /// `dir`, runs the script with the trainer's `settings` (`--hidden 256`, ...; its lines go to
 /// `status`), and leaves the net file it wrote.

@@ -20,7 +20,7 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
-    pub(super) fn start(&self) -> Result<EngineProcess, Error> {
+    pub fn start(&self) -> Result<EngineProcess, Error> {
         let mut e = match &self.cmd {
             Some(cmd) => EngineProcess::start_shell(cmd)?,
             None => {
