@@ -473,6 +473,38 @@ fn learning_into_a_store_that_cannot_be_made_is_an_error_at_once() {
     e.quit();
 }
 
+/// A `Hash` the process cannot allocate (a memory limit, here `ulimit -v`) is an error on the
+/// UCI channel, not an abort: the engine keeps a table and searches on.
+#[cfg(unix)]
+#[test]
+fn a_hash_table_beyond_the_memory_limit_is_an_error_not_an_abort() {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 1000000 && exec \"$0\""])
+        .arg(env!("CARGO_BIN_EXE_deepred"))
+        .env("DEEPRED_HOME", common::test_home())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"setoption name Hash value 1024\nposition startpos\ngo depth 4\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{:?}: {text}", out.status);
+    assert!(
+        text.contains(
+            "info string error: option 'Hash': a hash table of 1024 MB cannot be allocated"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("bestmove "), "{text}");
+}
+
 #[test]
 fn option_errors_are_reported_and_values_checked() {
     let mut e = Uci::start();

@@ -116,9 +116,31 @@ impl Player {
         self.tt.clear();
     }
 
-    /// A hash table of `mb` MB instead (empty).
-    pub fn resize_hash(&mut self, mb: usize) {
-        self.tt = Arc::new(TranspositionTable::new(mb));
+    /// A hash table of `mb` MB instead (empty). When the memory cannot be had, even with the
+    /// old table given back first, the player keeps an empty table of the old size and says
+    /// why.
+    pub fn resize_hash(&mut self, mb: usize) -> Result<(), String> {
+        if let Ok(t) = TranspositionTable::try_new(mb) {
+            self.tt = Arc::new(t);
+            return Ok(());
+        }
+        let old = self.tt.mb().max(1);
+        self.tt = Arc::new(TranspositionTable::new(1));
+        match TranspositionTable::try_new(mb) {
+            Ok(t) => {
+                self.tt = Arc::new(t);
+                Ok(())
+            }
+            Err(e) => {
+                if let Ok(t) = TranspositionTable::try_new(old) {
+                    self.tt = Arc::new(t);
+                }
+                Err(format!(
+                    "a hash table of {mb} MB cannot be allocated ({e}); {} MB kept",
+                    self.tt.mb().max(1)
+                ))
+            }
+        }
     }
 
     /// A new game: the one followed is learned if it ended (`last`: this player's last move,

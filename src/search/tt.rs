@@ -80,15 +80,28 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` mebibytes (at least one entry).
+    /// A table of about `mb` mebibytes (at least one entry). Panics if the memory cannot be
+    /// had: for the small tables of tools; a size a user asks for goes through [`Self::try_new`].
     pub fn new(mb: usize) -> Self {
-        let n = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
-        let mut buckets = Vec::with_capacity(n);
+        Self::try_new(mb).unwrap_or_else(|e| panic!("a hash table of {mb} MB: {e}"))
+    }
+
+    /// A table of about `mb` mebibytes, or the error of an allocation that failed (a memory
+    /// limit), instead of the abort of an ordinary allocation.
+    pub fn try_new(mb: usize) -> Result<Self, std::collections::TryReserveError> {
+        let n = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n)?;
         buckets.resize_with(n, Bucket::default);
-        TranspositionTable {
+        Ok(TranspositionTable {
             buckets,
             age: AtomicU8::new(0),
-        }
+        })
+    }
+
+    /// Its size in mebibytes (as asked, rounded down to whole buckets).
+    pub fn mb(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
     }
 
     pub fn clear(&self) {

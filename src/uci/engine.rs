@@ -340,7 +340,12 @@ impl Engine {
         match applied.hash {
             HashChange::Keep => {}
             HashChange::Clear => self.player.clear_hash(),
-            HashChange::Resize(mb) => self.player.resize_hash(mb),
+            HashChange::Resize(mb) => {
+                if let Err(e) = self.player.resize_hash(mb) {
+                    self.options.hash_mb = self.player.tt().mb().max(1);
+                    info_string(&format!("error: option 'Hash': {e}"));
+                }
+            }
         }
         if lname == "learning" || lname == "experiencefile" {
             // The search memory starts reading the store now, not at the first `go`.
