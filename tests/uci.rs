@@ -648,6 +648,25 @@ fn chess960_castling_notation() {
     e.send("go depth 4");
     let (best, _) = e.bestmove(SECS(30));
     assert!(best.starts_with("bestmove "));
+    // In standard mode a Chess960 start is read all the same, and its castles are written
+    // king-takes-rook: `b1c1` would also be the king's step, and the move sent back would
+    // not castle. Here the long castle mates at once.
+    e.send("setoption name UCI_Chess960 value false");
+    let fen = "2rkr3/2p1p3/8/8/8/8/8/RK6 w A - 0 1";
+    e.send(&format!("position fen {fen}"));
+    e.send("go depth 3");
+    let (best, _) = e.bestmove(SECS(30));
+    assert_eq!(best, "bestmove b1a1");
+    e.send(&format!("position fen {fen} moves b1a1"));
+    assert_eq!(current_fen(&mut e), "2rkr3/2p1p3/8/8/8/8/8/2KR4 b - - 1 1");
+    e.send(&format!("position fen {fen}"));
+    e.send("perft 1");
+    let lines = e.until(SECS(10), |l| l.contains("Nodes searched"));
+    let castles: Vec<_> = lines
+        .iter()
+        .filter(|l| l.contains("b1c1") || l.contains("b1a1"))
+        .collect();
+    assert_eq!(castles.len(), 2, "{lines:?}");
     e.quit();
 }
 

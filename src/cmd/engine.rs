@@ -7,6 +7,7 @@ use deepred::chess::perft;
 use deepred::eval::{self, report::eval_report};
 use deepred::search::bench;
 use deepred::uci::Engine;
+use shakmaty::Position;
 
 use super::{fail, position_arg};
 use crate::cli::{BenchArgs, EvalArgs, PerftArgs};
@@ -42,10 +43,12 @@ pub fn perft(a: PerftArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    // King-takes-rook where standard notation cannot tell a castle from a king move.
+    let notation960 = a.chess960 || pos.castles().mode().is_chess960();
     let start = std::time::Instant::now();
     let total = if a.divide {
         perft::divide(&pos, a.depth, |m, n| {
-            println!("{}: {n}", uci_move(m, a.chess960))
+            println!("{}: {n}", uci_move(m, notation960))
         })
     } else {
         perft::perft(&pos, a.depth)

@@ -109,6 +109,13 @@ impl Engine {
         }
     }
 
+    /// Whether moves are written king-takes-rook: `UCI_Chess960`, or a position whose
+    /// castling standard notation cannot say (a Chess960 start read in standard mode, where
+    /// `b1c1` would be both a king move and a castle).
+    fn notation960(&self) -> bool {
+        self.options.chess960 || self.game.pos.castles().mode().is_chess960()
+    }
+
     fn searching(&self) -> bool {
         self.busy.load(Ordering::SeqCst)
     }
@@ -270,7 +277,7 @@ impl Engine {
                     return;
                 }
                 let total = perft::divide(&self.game.pos, d, |m, n| {
-                    info_string(&format!("{}: {n}", uci_move(m, self.options.chess960)))
+                    info_string(&format!("{}: {n}", uci_move(m, self.notation960())))
                 });
                 info_string(&format!("Nodes searched: {total}"));
             }
@@ -378,15 +385,15 @@ impl Engine {
         {
             info_string(&format!(
                 "experience book: {} ({why})",
-                uci_move(m, self.options.chess960)
+                uci_move(m, self.notation960())
             ));
             *self.last_best.lock().unwrap_or_else(|e| e.into_inner()) =
                 Some((hash_of(&self.game.pos), m));
             send(&format!(
                 "info depth 0 score cp 0 pv {}",
-                uci_move(m, self.options.chess960)
+                uci_move(m, self.notation960())
             ));
-            send(&format!("bestmove {}", uci_move(m, self.options.chess960)));
+            send(&format!("bestmove {}", uci_move(m, self.notation960())));
             return;
         }
         if let Some(h) = self.search.take() {
@@ -417,11 +424,11 @@ impl Engine {
         params.threads = self.options.threads;
         params.multipv = self.options.multipv;
         params.move_overhead = self.options.move_overhead;
-        params.chess960 = self.options.chess960;
+        params.chess960 = self.notation960();
         params.tablebases = self.options.tablebases.clone();
         params.syzygy = self.options.syzygy;
         params.reporter = Some(reporter(Style {
-            chess960: self.options.chess960,
+            chess960: self.notation960(),
             wdl,
         }));
         params.tunables = self.options.tunables.clone();
