@@ -286,6 +286,19 @@ fn neural_commands_fail_cleanly() {
             std::fs::read(&store).unwrap()
         )
     );
+    // Position filters belong to --bullet: with another output they are refused, not ignored.
+    let pgn_out = dir.join("out.pgn");
+    for (filter, want) in [
+        (["--source-weight", "noequals"], "noequals"),
+        (["--window", "5"], "choose the positions of --bullet"),
+    ] {
+        let mut args = vec!["experience", "export", "--db", store.to_str().unwrap()];
+        args.extend(["--pgn", pgn_out.to_str().unwrap()]);
+        args.extend(filter);
+        let (ok, _, err) = deepred(&args);
+        assert!(!ok && err.contains(want), "{filter:?}: {err}");
+        assert!(!pgn_out.exists());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -364,6 +377,10 @@ fn nn_average_writes_the_weighted_mean_of_the_tensors() {
         (
             vec![a.as_str(), b.as_str(), "--weights", "1,-1"],
             "positive",
+        ),
+        (
+            vec![a.as_str(), b.as_str(), "--weights", "1e308,1e308"],
+            "more than a number can hold",
         ),
         (vec![a.as_str(), junk.as_str()], "avg-junk"),
     ] {

@@ -217,6 +217,17 @@ fn export(a: ExportArgs) -> ExitCode {
             "experience export: say what to write (--polyglot FILE, --epd FILE, --pgn FILE and/or --bullet FILE)",
         );
     }
+    // The position filters choose --bullet's positions; elsewhere they would be ignored.
+    if let Err(e) = position_filter(&a.positions) {
+        return fail(e);
+    }
+    if a.bullet.is_none()
+        && (a.positions.window.is_some() || !a.positions.source_weights.is_empty())
+    {
+        return fail(
+            "experience export: --window and --source-weight choose the positions of --bullet",
+        );
+    }
     for out in [&a.polyglot, &a.epd, &a.pgn, &a.bullet]
         .into_iter()
         .flatten()

@@ -38,6 +38,11 @@ pub fn average(
         Some(w) => w.to_vec(),
     };
     let total: f64 = weights.iter().sum();
+    if !total.is_finite() {
+        return bad(format!(
+            "weights {weights:?} add up to more than a number can hold"
+        ));
+    }
     let weights: Vec<f64> = weights.iter().map(|w| w / total).collect();
     let files = nets
         .iter()
