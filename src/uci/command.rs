@@ -115,8 +115,16 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
                 i += 1;
             }
             "searchmoves" => {
+                // Moves up to the next `go` keyword; a word that is no move is skipped.
                 while let Some(t) = tokens.get(i + 1) {
-                    let Ok(uci) = t.parse::<UciMove>() else { break };
+                    if GO_WORDS.contains(t) {
+                        break;
+                    }
+                    let Ok(uci) = t.parse::<UciMove>() else {
+                        warnings.push(format!("searchmoves: '{t}' is not a move, ignored"));
+                        i += 1;
+                        continue;
+                    };
                     match uci.to_move(pos) {
                         Ok(m) => limits.searchmoves.push(m),
                         Err(_) => {
@@ -130,8 +138,40 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
         }
         i += 1;
     }
+    let own = match pos.turn() {
+        shakmaty::Color::White => limits.wtime,
+        shakmaty::Color::Black => limits.btime,
+    };
+    let clock = [limits.wtime, limits.btime, limits.winc, limits.binc];
+    if own.is_none() && clock.iter().any(Option::is_some) {
+        warnings.push(format!(
+            "no {} for {} to move: the clock does not limit this search",
+            if pos.turn().is_white() {
+                "wtime"
+            } else {
+                "btime"
+            },
+            pos.turn()
+        ));
+    }
     Ok((limits, warnings))
 }
+
+/// The words of `go`'s parameters (a `searchmoves` list ends at one).
+const GO_WORDS: &[&str] = &[
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
 
 #[cfg(test)]
 mod tests {
@@ -173,5 +213,19 @@ mod tests {
         assert_eq!(e("nodes x"), "'go nodes x': not a whole number");
         assert_eq!(e("nodes 0"), "'go nodes 0': must be at least 1");
         assert_eq!(e("mate -1"), "'go mate -1': must be at least 1");
+        // A searchmoves list skips a word that is no move and ends at the next keyword.
+        let (l, w) = parse_go("searchmoves e2e4 zz d2d4 depth 3", &pos).unwrap();
+        assert_eq!((l.searchmoves.len(), l.depth), (2, Some(3)));
+        assert_eq!(
+            w,
+            vec!["searchmoves: 'zz' is not a move, ignored".to_string()]
+        );
+        // The clock of the other side only: said, since it limits nothing.
+        let (_, w) = parse_go("btime 1000 binc 10", &pos).unwrap();
+        assert_eq!(
+            w,
+            vec!["no wtime for white to move: the clock does not limit this search".to_string()]
+        );
+        assert!(parse_go("wtime 1000", &pos).unwrap().1.is_empty());
     }
 }
