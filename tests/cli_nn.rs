@@ -164,6 +164,8 @@ fn dataset_files_match_their_summary() {
 
 #[test]
 fn neural_commands_fail_cleanly() {
+    let part = std::path::Path::new("/tmp/deepred-cli-nn-x.bin.part");
+    let _ = std::fs::remove_file(part);
     for args in [
         vec![
             "bench",
@@ -203,6 +205,7 @@ fn neural_commands_fail_cleanly() {
         assert!(err.starts_with("deepred: "), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    assert!(!part.exists(), "a failed data set left its partial file");
     // Input with no game: an error, and the data set already there is left as it was.
     let dir = std::env::temp_dir().join(format!("deepred-cli-nn-empty-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -237,6 +237,7 @@ fn spsa_refuses_bad_inputs() {
 /// played so far compressed in its archive; with the data folder's PGN lost, it resumes from
 /// the archive, hands the match those games with `--resume`, and records the decision; run once
 /// more, it skips the decided test.
+#[cfg(unix)]
 #[test]
 fn sprt_chain_keeps_its_games_through_a_stop_and_a_lost_data_folder() {
     use std::os::unix::process::CommandExt;

@@ -244,7 +244,7 @@ fn refuses_bad_requests(s: &Server) {
         ("/api/choose?nodes=0", 400, "nodes"),
         ("/api/choose?nodes=lots", 400, "nodes"),
         ("/api/explore?fen=%ZZ", 400, ""),
-        ("/assets/nothing.js", 404, ""),
+        ("/assets/nothing.js", 404, "{\"error\":"),
         ("/etc/passwd", 404, ""),
     ];
     for (path, want, says) in bad {
@@ -447,6 +447,11 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
     let g = s.game_until(&id, |g| g["moves"].as_array().unwrap().len() == 1);
     assert!(!g["dests"].as_object().unwrap().is_empty());
     let (status, e) = s.post_json(&format!("/api/games/{id}/resign"), serde_json::json!(7));
+    assert_eq!(status, 400, "{e}");
+    let (status, e) = s.post_json(
+        &format!("/api/games/{id}/resign"),
+        serde_json::json!({"color": "white", "extra": 1}),
+    );
     assert_eq!(status, 400, "{e}");
     assert!(e["error"].is_string(), "{e}");
     let (_, g) = s.post_json(&format!("/api/games/{id}/resign"), serde_json::json!({}));

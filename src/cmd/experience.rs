@@ -378,19 +378,23 @@ fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String
 
 /// `experience merge`: each source added to --into in its own transaction.
 fn merge(a: MergeArgs) -> ExitCode {
-    // Every source is opened before --into, so a bad source leaves no new store behind.
-    let mut sources = Vec::with_capacity(a.sources.len());
+    // Every source is checked before --into is opened, so a bad source leaves no new store
+    // behind; each is opened again in its turn (hundreds of workers' stores at once would
+    // hold too many files open).
     for src in &a.sources {
-        match Store::open_read_only(src) {
-            Ok(s) => sources.push(s),
-            Err(e) => return fail(e),
+        if let Err(e) = Store::open_read_only(src) {
+            return fail(e);
         }
     }
     let mut into = match Store::open(&a.into) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    for source in sources {
+    for src in &a.sources {
+        let source = match Store::open_read_only(src) {
+            Ok(s) => s,
+            Err(e) => return fail(e),
+        };
         if source.path() == into.path() {
             return fail(format!(
                 "experience merge: '{}' is also --into; nothing merged from it",

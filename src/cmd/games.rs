@@ -178,12 +178,13 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
                 .iter()
                 .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case(name))
         };
+        // The store first: `Learning` checks the store it will learn into when it is set.
         let mut implied = Vec::new();
-        if !set("Learning") {
-            implied.push(("Learning".to_string(), "true".to_string()));
-        }
         if !set("ExperienceFile") {
             implied.push(("ExperienceFile".to_string(), db.display().to_string()));
+        }
+        if !set("Learning") {
+            implied.push(("Learning".to_string(), "true".to_string()));
         }
         engine_options.splice(0..0, implied);
     }

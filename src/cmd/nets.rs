@@ -229,12 +229,8 @@ fn accuracy(a: AccuracyArgs) -> ExitCode {
 pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
     use deepred::train::value::{ValueTrainOptions, read_records, train_value};
     use std::io::Write;
-    let inputs = a
-        .data
-        .iter()
-        .chain(&a.db)
-        .chain(&a.init)
-        .map(|p| p.as_path());
+    // `--init` may be `--out` (a net fine-tuned in place): it is read before the first save.
+    let inputs = a.data.iter().chain(&a.db).map(|p| p.as_path());
     if let Err(e) = super::not_an_input(&a.out, inputs) {
         return fail(e);
     }

@@ -248,7 +248,7 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
             Some(len) if len >= want => Ok(()),
             _ => Err(Error::Datagen(format!(
                 "'{}' holds {} bytes where '{}' counts {want}: not this run's output; \
-                 choose another --out (and --pgn)",
+                 put back the run's files to resume it, or start a new run with another --out",
                 path.display(),
                 len.map_or("no".to_string(), |l| l.to_string()),
                 p.display()

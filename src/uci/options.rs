@@ -333,8 +333,6 @@ impl Options {
         Ok(())
     }
 
-    /// `SyzygyPath`: finds the tables of its directories. Directories and files that cannot be
-    /// used are reported and left out; the tables that could be used are kept.
     /// With `Learning` on, says now, not at the end of the first game, that the store cannot
     /// be made: the data folder cannot be created, or the file's folder does not exist.
     fn check_learning_store(&self, applied: &mut Applied) {
@@ -358,6 +356,8 @@ impl Options {
         }
     }
 
+    /// `SyzygyPath`: finds the tables of its directories. Directories and files that cannot be
+    /// used are reported and left out; the tables that could be used are kept.
     fn load_tablebases(&mut self, path: &str, applied: &mut Applied) {
         let path = path.trim();
         let loaded = Tablebases::load(path);

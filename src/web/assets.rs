@@ -3,7 +3,7 @@
 //! tree: nothing is read from the disk, so `..` or an absolute path finds nothing (404).
 
 use axum::extract::Path;
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use include_dir::{Dir, include_dir};
 
@@ -24,7 +24,7 @@ pub fn file(path: &str) -> Option<&'static [u8]> {
 pub fn page(path: &str) -> Response {
     match file(path) {
         Some(bytes) => asset_response(path, bytes),
-        None => (StatusCode::NOT_FOUND, "not found\n").into_response(),
+        None => super::Error::NotFound(format!("no asset '{path}'")).into_response(),
     }
 }
 

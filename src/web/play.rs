@@ -31,7 +31,7 @@ use crate::search::{Event, Limits, Shared, search};
 /// Games kept at once; finished games make room first, then games nobody has asked about for
 /// [`IDLE_EVICT`] (a closed browser tab).
 const MAX_GAMES: usize = 64;
-const IDLE_EVICT: std::time::Duration = std::time::Duration::from_secs(600);
+const IDLE_EVICT: std::time::Duration = std::time::Duration::from_secs(1800);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking request never leaves a game unusable: its state is whole between statements.

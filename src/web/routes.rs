@@ -81,13 +81,17 @@ pub struct ResignBody {
 pub async fn resign(
     State(state): State<Shared>,
     id: PathId,
-    b: Result<Json<ResignBody>, JsonRejection>,
+    b: axum::body::Bytes,
 ) -> Result<Json<GameView>, Error> {
     let id = id_of(id)?;
-    // No body (no JSON content type) resigns for the side to move's human.
-    let color = match b {
-        Err(JsonRejection::MissingJsonContentType(_)) => None,
-        b => body(b)?.color,
+    // An empty body (with or without a JSON content type) resigns for the side to move's
+    // human.
+    let color = if b.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        serde_json::from_slice::<ResignBody>(&b)
+            .map_err(|e| Error::BadRequest(format!("resign: {e}")))?
+            .color
     };
     Ok(Json(
         with_games(state, move |g| g.resign(id, color.as_deref())).await?,

@@ -278,6 +278,14 @@ fn create(out: &Path, kind: Kind) -> Result<BufWriter<std::fs::File>, Error> {
     Ok(w)
 }
 
+/// `r`, and on an error the partial file of `out` removed ([`partial`]).
+fn discard_on_error<T>(out: &Path, r: Result<T, Error>) -> Result<T, Error> {
+    if r.is_err() {
+        let _ = std::fs::remove_file(partial(out));
+    }
+    r
+}
+
 /// Writes the record count of `summary` into the header of `w` and flushes it.
 fn finish(mut w: BufWriter<std::fs::File>, out: &Path, summary: Summary) -> Result<Summary, Error> {
     let werr = |source: std::io::Error| Error::Write {
@@ -369,34 +377,39 @@ pub fn build(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let mut sink = Sink::new(out, opts.kind)?;
-    let mut next_index: u64 = 0;
-    for path in pgns {
-        let f = std::fs::File::open(path).map_err(|source| Error::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let games = read_games(std::io::BufReader::new(f));
-        progress.inc_length(games.len() as u64);
-        let first = next_index;
-        next_index += games.len() as u64;
-        let results: Vec<GameOutput> = games
-            .par_iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let r = g
-                    .as_ref()
-                    .ok()
-                    .and_then(|g| game_output(g, first + i as u64, opts));
-                progress.inc(1);
-                r
-            })
-            .collect();
-        for r in results {
-            sink.add(r)?;
-        }
-    }
-    finish(sink.w, out, sink.summary)
+    discard_on_error(
+        out,
+        (|| {
+            let mut sink = Sink::new(out, opts.kind)?;
+            let mut next_index: u64 = 0;
+            for path in pgns {
+                let f = std::fs::File::open(path).map_err(|source| Error::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                let games = read_games(std::io::BufReader::new(f));
+                progress.inc_length(games.len() as u64);
+                let first = next_index;
+                next_index += games.len() as u64;
+                let results: Vec<GameOutput> = games
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, g)| {
+                        let r = g
+                            .as_ref()
+                            .ok()
+                            .and_then(|g| game_output(g, first + i as u64, opts));
+                        progress.inc(1);
+                        r
+                    })
+                    .collect();
+                for r in results {
+                    sink.add(r)?;
+                }
+            }
+            finish(sink.w, out, sink.summary)
+        })(),
+    )
 }
 
 /// Builds a data set from the games of the experience store (`filter`: the window of the
@@ -409,39 +422,44 @@ pub fn build_from_store(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let mut sink = Sink::new(out, opts.kind)?;
-    let mut index: u64 = 0;
-    let mut failed = None;
-    let read = crate::experience::positions::games_of(
-        store,
-        filter,
-        |done| progress.set_position(done),
-        |record, _| {
-            let game = PgnGame {
-                number: index as usize + 1,
-                tags: Vec::new(),
-                start: record.start.clone(),
-                chess960: false,
-                moves: record.moves.clone(),
-                result: Some(record.result),
-                evals: Vec::new(),
-            };
-            let r = game_output(&game, index, opts);
-            index += 1;
-            let n = r.as_ref().map_or(0, |r| r.1 as u64);
-            if failed.is_none()
-                && let Err(e) = sink.add(r)
-            {
-                failed = Some(e);
+    discard_on_error(
+        out,
+        (|| {
+            let mut sink = Sink::new(out, opts.kind)?;
+            let mut index: u64 = 0;
+            let mut failed = None;
+            let read = crate::experience::positions::games_of(
+                store,
+                filter,
+                |done| progress.set_position(done),
+                |record, _| {
+                    let game = PgnGame {
+                        number: index as usize + 1,
+                        tags: Vec::new(),
+                        start: record.start.clone(),
+                        chess960: false,
+                        moves: record.moves.clone(),
+                        result: Some(record.result),
+                        evals: Vec::new(),
+                    };
+                    let r = game_output(&game, index, opts);
+                    index += 1;
+                    let n = r.as_ref().map_or(0, |r| r.1 as u64);
+                    if failed.is_none()
+                        && let Err(e) = sink.add(r)
+                    {
+                        failed = Some(e);
+                    }
+                    n
+                },
+            );
+            read?;
+            if let Some(e) = failed {
+                return Err(e);
             }
-            n
-        },
-    );
-    read?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    finish(sink.w, out, sink.summary)
+            finish(sink.w, out, sink.summary)
+        })(),
+    )
 }
 
 /// Builds a data set from `deepred datagen` files (Deep Red's own games) into `out`:
@@ -464,52 +482,57 @@ pub fn build_from_datagen(
     opts: &DatasetOptions,
     progress: &indicatif::ProgressBar,
 ) -> Result<Summary, Error> {
-    let mut w = create(out, opts.kind)?;
-    let werr = |source: std::io::Error| Error::Write {
-        path: out.to_path_buf(),
-        source,
-    };
-    let mut summary = Summary::default();
-    let mut first = 0u64;
-    let mut blocks = [
-        std::collections::HashSet::new(),
-        std::collections::HashSet::new(),
-    ];
-    for path in bins {
-        let records = crate::chess::bullet::read_file(path)?;
-        progress.inc_length(records.len() as u64);
-        // (bytes, records written, White's result 0/1/2 or 3 unusable, split)
-        let outputs: Vec<(Vec<u8>, usize, u8, u8)> = records
-            .par_iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let index = first + i as u64;
-                progress.inc(1);
-                datagen_records(b, index, opts)
-            })
-            .collect();
-        for (i, (bytes, n, white_result, split)) in outputs.into_iter().enumerate() {
-            summary.positions_read += 1;
-            match white_result {
-                2 => summary.white_won += 1,
-                0 => summary.black_won += 1,
-                1 => summary.drawn += 1,
-                _ => summary.positions_unusable += 1,
-            }
-            if n > 0 {
-                let s = usize::from(split);
-                blocks[s].insert((first + i as u64) / DATAGEN_BLOCK);
-                summary.records[s] += n as u64;
-                if opts.kind == Kind::DeepChess {
-                    summary.by_result[usize::from(white_result == 0)] += n as u64;
+    discard_on_error(
+        out,
+        (|| {
+            let mut w = create(out, opts.kind)?;
+            let werr = |source: std::io::Error| Error::Write {
+                path: out.to_path_buf(),
+                source,
+            };
+            let mut summary = Summary::default();
+            let mut first = 0u64;
+            let mut blocks = [
+                std::collections::HashSet::new(),
+                std::collections::HashSet::new(),
+            ];
+            for path in bins {
+                let records = crate::chess::bullet::read_file(path)?;
+                progress.inc_length(records.len() as u64);
+                // (bytes, records written, White's result 0/1/2 or 3 unusable, split)
+                let outputs: Vec<(Vec<u8>, usize, u8, u8)> = records
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, b)| {
+                        let index = first + i as u64;
+                        progress.inc(1);
+                        datagen_records(b, index, opts)
+                    })
+                    .collect();
+                for (i, (bytes, n, white_result, split)) in outputs.into_iter().enumerate() {
+                    summary.positions_read += 1;
+                    match white_result {
+                        2 => summary.white_won += 1,
+                        0 => summary.black_won += 1,
+                        1 => summary.drawn += 1,
+                        _ => summary.positions_unusable += 1,
+                    }
+                    if n > 0 {
+                        let s = usize::from(split);
+                        blocks[s].insert((first + i as u64) / DATAGEN_BLOCK);
+                        summary.records[s] += n as u64;
+                        if opts.kind == Kind::DeepChess {
+                            summary.by_result[usize::from(white_result == 0)] += n as u64;
+                        }
+                        w.write_all(&bytes).map_err(werr)?;
+                    }
                 }
-                w.write_all(&bytes).map_err(werr)?;
+                first += records.len() as u64;
             }
-        }
-        first += records.len() as u64;
-    }
-    summary.games_used = [blocks[0].len() as u64, blocks[1].len() as u64];
-    finish(w, out, summary)
+            summary.games_used = [blocks[0].len() as u64, blocks[1].len() as u64];
+            finish(w, out, summary)
+        })(),
+    )
 }
 
 /// What one datagen record gives: its data set records, their count, White's result (0 lost,
