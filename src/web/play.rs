@@ -207,6 +207,9 @@ pub struct Games {
     next: AtomicU64,
     map: Mutex<HashMap<u64, Arc<Game>>>,
     store: PathBuf,
+    /// [`MAX_GAMES`] and [`IDLE_EVICT`] (other values in the tests).
+    max_games: usize,
+    idle_evict: std::time::Duration,
 }
 
 /// A game as the page shows it.
@@ -238,6 +241,8 @@ impl Games {
             next: AtomicU64::new(1),
             map: Mutex::new(HashMap::new()),
             store,
+            max_games: MAX_GAMES,
+            idle_evict: IDLE_EVICT,
         }
     }
 
@@ -321,19 +326,20 @@ impl Games {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         {
             let mut map = lock(&self.map);
-            if map.len() >= MAX_GAMES {
+            if map.len() >= self.max_games {
                 map.retain(|_, g| {
-                    let keep =
-                        lock(&g.state).ending.is_none() && lock(&g.touched).elapsed() < IDLE_EVICT;
+                    let keep = lock(&g.state).ending.is_none()
+                        && lock(&g.touched).elapsed() < self.idle_evict;
                     if !keep {
                         g.shared.stop.store(true, Ordering::SeqCst);
                     }
                     keep
                 });
             }
-            if map.len() >= MAX_GAMES {
+            if map.len() >= self.max_games {
                 return Err(Error::TooMany(format!(
-                    "{MAX_GAMES} games are in progress; finish one first"
+                    "{} games are in progress; finish one first",
+                    self.max_games
                 )));
             }
             map.insert(id, game.clone());
@@ -723,5 +729,32 @@ fn view(id: u64, game: &Game) -> GameView {
         takebacks: st.takebacks,
         learned: st.learned.clone(),
         message: st.message.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn human_game() -> NewGame {
+        serde_json::from_value(serde_json::json!({"white": "human", "black": "human"})).unwrap()
+    }
+
+    /// A full table refuses a new game while its games are in use, and makes room from the
+    /// games no request has named for the idle limit.
+    #[test]
+    fn a_full_table_makes_room_from_idle_games_only() {
+        let dir = std::env::temp_dir().join(format!("deepred-web-idle-{}", std::process::id()));
+        let mut games = Games::new(dir.join("store.sqlite"));
+        games.max_games = 2;
+        games.idle_evict = std::time::Duration::from_secs(3600);
+        let first = games.create(human_game()).unwrap().id;
+        games.create(human_game()).unwrap();
+        assert!(matches!(games.create(human_game()), Err(Error::TooMany(_))));
+        assert!(games.view(first).is_ok(), "a refused game evicted none");
+        games.idle_evict = std::time::Duration::ZERO;
+        let third = games.create(human_game()).unwrap().id;
+        assert!(matches!(games.view(first), Err(Error::NotFound(_))));
+        assert!(games.view(third).is_ok());
     }
 }
