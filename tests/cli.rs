@@ -98,6 +98,35 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `selfplay --pgn` appends, as `play` and `match` do: a file's earlier text and games stay.
+#[test]
+fn selfplay_appends_to_its_pgn() {
+    let dir = std::env::temp_dir().join(format!("deepred-selfplay-pgn-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("games.pgn");
+    std::fs::write(&pgn, "precious notes").unwrap();
+    for _ in 0..2 {
+        let (ok, _, err) = deepred(&[
+            "selfplay",
+            "--games",
+            "1",
+            "--nodes",
+            "200",
+            "--max-plies",
+            "4",
+            "--no-learn",
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+    }
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(text.starts_with("precious notes\n\n[Event "), "{text}");
+    assert_eq!(text.matches("[Event ").count(), 2, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_input_is_a_clear_error_not_a_panic() {
     for args in [

@@ -434,6 +434,13 @@ fn bad_store_files_are_clear_errors() {
     );
     let out = deepred(&["experience", "stats", "--db", "/nonexistent/x.sqlite"]);
     assert!(!out.status.success());
+    let folder = db.parent().unwrap().to_str().unwrap().to_string();
+    let out = deepred(&["experience", "stats", "--db", &folder]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("it is a folder"),
+        "{err}"
+    );
     // A mistyped store for prune or vacuum is an error, not a new empty store; a bad merge
     // source leaves no new --into behind.
     let typo = db.with_file_name("typo.sqlite");

@@ -486,3 +486,45 @@ fn a_game_from_a_fen_is_written_with_its_start() {
     );
     assert!(r.stdout.contains("already over"), "{}", r.stdout);
 }
+
+/// Input that is not UTF-8 is one unreadable line, not the end of the game; a PGN file is
+/// appended to after a line end, never glued to what it holds; a game that cannot be written
+/// is shown instead and the command fails.
+#[cfg(unix)]
+#[test]
+fn unreadable_input_and_an_unwritable_pgn_lose_no_game() {
+    let dir = temp_dir("bytes");
+    let pgn = dir.join("g.pgn");
+    std::fs::write(&pgn, "notes without a line end").unwrap();
+    let run = |pgn: &Path, input: &[u8]| {
+        let mut child = common::command()
+            .args(["play", "--human", "both", "--no-learn", "--pgn", s(pgn)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(input);
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&pgn, b"e4\ne5\n\xff\xfe\nNf3\nresign\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(
+        text.starts_with("notes without a line end\n\n[Event "),
+        "{text}"
+    );
+    let games: Vec<PgnGame> = read_games(std::fs::File::open(&pgn).unwrap())
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect();
+    let g = games.last().unwrap();
+    assert_eq!(uci_moves(g), ["e2e4", "e7e5", "g1f3"]);
+    assert_eq!(g.result, Some(GameResult::WhiteWins));
+    let out = run(Path::new("/dev/full"), b"f3\ne5\ng4\nQh4#\n");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains("[Result \"0-1\"]"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write '/dev/full'"));
+}

@@ -329,6 +329,28 @@ pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
     out
 }
 
+/// Appends PGN `text` to the file at `path` (made if missing), after a blank line when the file
+/// does not end with a line end: games are never glued to what is there, nor written over it.
+pub fn append_pgn(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    let len = f.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8];
+        f.seek(SeekFrom::Start(len - 1))?;
+        f.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            f.write_all(b"\n\n")?;
+        }
+    }
+    f.write_all(text.as_bytes())?;
+    f.flush()
+}
+
 /// Writes one game as PGN (SAN moves, seven-tag roster plus `extra` tags; a `FEN`/`SetUp` pair
 /// when the game does not start from the standard position, `Variant` for Chess960).
 pub fn write_pgn(

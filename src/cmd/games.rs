@@ -89,8 +89,9 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     bar.finish_and_clear();
+    // Appended, as `play` and `match` do: a file of earlier games keeps them.
     if let Some(p) = pgn
-        && let Err(e) = std::fs::write(&p, &r.pgn)
+        && let Err(e) = deepred::chess::pgn::append_pgn(&p, &r.pgn)
     {
         return fail(format!("cannot write '{}': {e}", p.display()));
     }
@@ -299,6 +300,8 @@ pub fn play(a: PlayArgs) -> ExitCode {
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
     match play::run(&opts, std::io::stdin().lock(), &mut out, &mut err) {
+        // Said on stderr already; the exit code tells a script.
+        Ok(outcome) if outcome.not_kept.is_some() => ExitCode::FAILURE,
         Ok(_) => ExitCode::SUCCESS,
         // Only a closed stdout ends up here.
         Err(e) => fail(format!("play: {e}")),

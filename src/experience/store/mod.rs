@@ -248,6 +248,12 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
+        if path.is_dir() {
+            return Err(Error::Database {
+                path: path.to_path_buf(),
+                detail: "it is a folder, not a store file".into(),
+            });
+        }
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| Error::sqlite(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)

@@ -161,6 +161,9 @@ pub struct PlayOutcome {
     /// What the store said, when the game was learned.
     pub learned: Option<Learned>,
     pub pgn_written: bool,
+    /// What of a finished game could not be kept (learning or the PGN failed; said on the
+    /// error stream): the command then fails.
+    pub not_kept: Option<String>,
 }
 
 pub(super) fn color_name(c: Color) -> &'static str {

@@ -108,6 +108,7 @@ pub fn run(
             moves: Vec::new(),
             learned: None,
             pgn_written: false,
+            not_kept: None,
         });
     }
     s.show_board(None)?;

@@ -230,12 +230,14 @@ impl<W: Write, E: Write> Session<'_, W, E> {
     }
 
     /// Reads one line; `None` at end of input.
+    /// The next line of input, trimmed; `None` at its end. Bytes that are not UTF-8 become
+    /// U+FFFD, so such a line is answered as any unreadable move is, and the game goes on.
     pub(super) fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
+        let mut line = Vec::new();
+        if input.read_until(b'\n', &mut line)? == 0 {
             return Ok(None);
         }
-        Ok(Some(line.trim().to_string()))
+        Ok(Some(String::from_utf8_lossy(&line).trim().to_string()))
     }
 
     /// A draw offer by the side to move. `Some(ending)` when accepted (or abandoned at end of input).
@@ -410,6 +412,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
             moves: self.moves.clone(),
             learned: None,
             pgn_written: false,
+            not_kept: None,
         };
         let Some(result) = ending.result() else {
             writeln!(
@@ -457,6 +460,7 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                 Err(e) => {
                     writeln!(self.err, "deepred: {e}")?;
                     writeln!(self.out, "The game could not be learned (see above).")?;
+                    outcome.not_kept = Some(format!("the game could not be learned: {e}"));
                 }
             }
         } else if let Some(why) = &self.no_learn_reason {
@@ -464,20 +468,18 @@ impl<W: Write, E: Write> Session<'_, W, E> {
         }
         if let Some(p) = &self.opts.pgn {
             let text = self.pgn_text(Some(&ending));
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .and_then(|mut f| {
-                    f.write_all(text.as_bytes())?;
-                    f.flush()
-                });
+            let written = crate::chess::pgn::append_pgn(p, &text);
             match written {
                 Ok(()) => {
                     outcome.pgn_written = true;
                     writeln!(self.out, "The game was appended to {}.", p.display())?;
                 }
-                Err(e) => writeln!(self.err, "deepred: cannot write '{}': {e}", p.display())?,
+                Err(e) => {
+                    // The game is shown here instead, so that it is not lost.
+                    writeln!(self.err, "deepred: cannot write '{}': {e}", p.display())?;
+                    writeln!(self.out, "The game, which could not be written:\n{text}")?;
+                    outcome.not_kept = Some(format!("cannot write '{}': {e}", p.display()));
+                }
             }
         }
         self.out.flush()?;
