@@ -289,6 +289,23 @@ fn refuses_bad_requests(s: &Server) {
     assert_eq!(s.json("/api/explore")["games"], 5);
 }
 
+/// `/api/choose`'s search (5 million nodes, seconds) does not hold the store: the explorer
+/// answers meanwhile.
+fn a_long_search_holds_up_no_other_request(s: &Server) {
+    std::thread::scope(|scope| {
+        let search = scope.spawn(|| {
+            s.json("/api/choose?fen=r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R%20w%20KQ%20-%200%208&nodes=5000000")
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(s.json("/api/explore")["games"], 5);
+        assert!(
+            !search.is_finished(),
+            "the search ended before the explorer answered: no overlap to test"
+        );
+        assert_eq!(search.join().unwrap()["source"], "search");
+    });
+}
+
 #[test]
 fn the_explorer_shows_what_the_store_learned_and_refuses_bad_requests() {
     let dir = temp_dir("sqlite");
@@ -315,6 +332,7 @@ fn the_explorer_shows_what_the_store_learned_and_refuses_bad_requests() {
     }
     explores_the_five_games(&s);
     refuses_bad_requests(&s);
+    a_long_search_holds_up_no_other_request(&s);
     drop(s);
     assert!(
         std::fs::read(db).unwrap() == before,

@@ -18,6 +18,7 @@ use crate::search::{Limits, SearchParams, Shared, search};
 
 /// A position: a FEN (the start position when empty) and the moves played from it (UCI or SAN,
 /// separated by spaces or commas).
+#[derive(Clone)]
 pub struct Walk {
     pub start: Chess,
     pub moves: Vec<Move>,
@@ -257,22 +258,13 @@ pub struct Choice {
     pub pv: Vec<String>,
 }
 
-/// The book's move when the store knows the position well enough, else a search of `nodes`
-/// nodes with `ev` (no search memory: the explorer reads, it does not learn).
-pub fn choose(
-    store: &Store,
-    walk: &Walk,
-    ev: &Evaluator,
-    min_games: u32,
-    nodes: u64,
-) -> Result<Option<Choice>, Error> {
+/// The book's move when the store knows the position well enough (at least `min_games`
+/// games), else `None`: then [`search_choice`] answers.
+pub fn book_choice(store: &Store, walk: &Walk, min_games: u32) -> Option<Choice> {
     let pos = &walk.position;
-    if pos.legal_moves().is_empty() {
-        return Ok(None);
-    }
     if let Some(b) = book_move(store, pos, min_games) {
         let turn = pos.turn();
-        return Ok(Some(Choice {
+        return Some(Choice {
             name: MoveName::of(pos, b.mv),
             source: "book",
             why: format!(
@@ -287,7 +279,23 @@ pub fn choose(
             depth: 0,
             nodes: 0,
             pv: vec![],
-        }));
+        });
+    }
+    None
+}
+
+/// Deep Red's move by a search of `nodes` nodes with `ev` (no search memory: the explorer
+/// reads, it does not learn), where the store has no book move ([`book_choice`]); it reads no
+/// store, so the explorer's other requests go on meanwhile.
+pub fn search_choice(
+    walk: &Walk,
+    ev: &Evaluator,
+    min_games: u32,
+    nodes: u64,
+) -> Result<Option<Choice>, Error> {
+    let pos = &walk.position;
+    if pos.legal_moves().is_empty() {
+        return Ok(None);
     }
     let mut params = SearchParams::new(
         pos.clone(),

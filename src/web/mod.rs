@@ -237,10 +237,20 @@ async fn choose_route(
         )));
     }
     let walk = Walk::parse(q.fen.as_deref(), q.moves.as_deref())?;
-    let out = with_store(state, move |store, s| {
-        explore::choose(store, &walk, &s.evaluator, s.min_games, nodes)
+    let w = walk.clone();
+    let book = with_store(state.clone(), move |store, s| {
+        Ok(explore::book_choice(store, &w, s.min_games))
     })
     .await?;
+    if book.is_some() {
+        return Ok(Json(book));
+    }
+    // The search holds no lock on the store: the explorer's other requests go on meanwhile.
+    let out = tokio::task::spawn_blocking(move || {
+        explore::search_choice(&walk, &state.evaluator, state.min_games, nodes)
+    })
+    .await
+    .map_err(|e| Error::Io(std::io::Error::other(e.to_string())))??;
     Ok(Json(out))
 }
 
