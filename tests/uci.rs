@@ -569,6 +569,19 @@ fn searchmoves_and_nodes_limit() {
         .unwrap_or(0);
     // Checked every 1024 nodes.
     assert!(nodes <= 20000 + 2048, "{nodes}");
+
+    // A limit of 0 (some GUIs send `go depth 0`) is searched as 1, said, and answered.
+    e.send("go depth 0");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert_legal(&Chess::default(), &best_of(&best));
+    assert!(
+        lines.contains(&"info string warning: 'go depth 0': searched as depth 1".to_string()),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().all(|l| field(l, "depth") != Some("2")),
+        "{lines:?}"
+    );
     e.quit();
 }
 

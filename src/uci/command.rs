@@ -74,15 +74,12 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
             value: v.to_string(),
         })
     };
-    let at_least_one = |word: &str, n: i64| {
+    // A limit below 1 is raised to 1 and said: the GUI that sent it still waits for a bestmove.
+    let at_least_one = |word: &str, n: i64, warnings: &mut Vec<String>| {
         if n < 1 {
-            Err(Error::GoTooSmall {
-                word: word.to_string(),
-                value: n,
-            })
-        } else {
-            Ok(n)
+            warnings.push(format!("'go {word} {n}': searched as {word} 1"));
         }
+        n.max(1)
     };
     while i < tokens.len() {
         let word = tokens[i];
@@ -101,7 +98,14 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
                 i += 1;
             }
             "movestogo" | "depth" | "mate" => {
-                let n = at_least_one(word, number(i, word)?)?;
+                let n = number(i, word)?;
+                if word == "movestogo" && n < 1 {
+                    // Some GUIs send movestogo 0 with a clock: the clock alone then limits.
+                    warnings.push(format!("'go movestogo {n}' ignored"));
+                    i += 2;
+                    continue;
+                }
+                let n = at_least_one(word, n, &mut warnings);
                 let n = n.min(i64::from(u32::MAX)) as u32;
                 match word {
                     "movestogo" => limits.movestogo = Some(n),
@@ -111,7 +115,7 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
                 i += 1;
             }
             "nodes" => {
-                limits.nodes = Some(at_least_one(word, number(i, word)?)? as u64);
+                limits.nodes = Some(at_least_one(word, number(i, word)?, &mut warnings) as u64);
                 i += 1;
             }
             "searchmoves" => {
@@ -211,8 +215,21 @@ mod tests {
         let e = |s| parse_go(s, &pos).err().unwrap().to_string();
         assert_eq!(e("depth"), "'go depth' needs a number");
         assert_eq!(e("nodes x"), "'go nodes x': not a whole number");
-        assert_eq!(e("nodes 0"), "'go nodes 0': must be at least 1");
-        assert_eq!(e("mate -1"), "'go mate -1': must be at least 1");
+        // A limit below 1 searches at 1 and says so; movestogo 0 leaves the clock alone.
+        let (l, w) = parse_go("nodes 0 mate -1 depth 0 movestogo 0 wtime 10", &pos).unwrap();
+        assert_eq!(
+            (l.nodes, l.mate, l.depth, l.movestogo),
+            (Some(1), Some(1), Some(1), None)
+        );
+        assert_eq!(
+            w,
+            [
+                "'go nodes 0': searched as nodes 1",
+                "'go mate -1': searched as mate 1",
+                "'go depth 0': searched as depth 1",
+                "'go movestogo 0' ignored"
+            ]
+        );
         // A searchmoves list skips a word that is no move and ends at the next keyword.
         let (l, w) = parse_go("searchmoves e2e4 zz d2d4 depth 3", &pos).unwrap();
         assert_eq!((l.searchmoves.len(), l.depth), (2, Some(3)));

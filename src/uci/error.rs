@@ -23,8 +23,6 @@ pub enum Error {
     GoNeedsNumber { word: String },
     #[error("'go {word} {value}': not a whole number")]
     GoNotANumber { word: String, value: String },
-    #[error("'go {word} {value}': must be at least 1")]
-    GoTooSmall { word: String, value: i64 },
 
     // `setoption`
     #[error("option '{name}' needs a value")]
