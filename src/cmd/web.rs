@@ -20,6 +20,10 @@ pub fn web(a: WebArgs) -> ExitCode {
         store: a.db.clone(),
         evaluator,
         min_games: a.min_games,
+        games: deepred::web::GameSetup {
+            hash_mb: a.hash as usize,
+            eval_file: a.eval_file.clone().map(|f| (a.evaluator, f)),
+        },
         explore_only: a.explore_only,
         learn_dir: a
             .learn_dir

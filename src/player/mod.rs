@@ -98,6 +98,18 @@ impl Player {
         }
     }
 
+    /// A player with the default evaluator and a hash table of `hash_mb` MB, or why the memory
+    /// for it cannot be had (a server making many games checks; an abort would end them all).
+    pub fn try_new(hash_mb: usize) -> Result<Player, String> {
+        let tt = TranspositionTable::try_new(hash_mb)
+            .map_err(|e| format!("a hash table of {hash_mb} MB: {e}"))?;
+        Ok(Player {
+            eval: EvalChoice::default(),
+            tt: Arc::new(tt),
+            learner: Learner::default(),
+        })
+    }
+
     /// A player with `evaluator` (already built) and a hash table of `hash_mb` MB.
     pub fn with_evaluator(evaluator: crate::eval::Evaluator, hash_mb: usize) -> Player {
         Player {

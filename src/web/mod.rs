@@ -12,6 +12,7 @@ pub mod explore;
 pub mod play;
 mod routes;
 pub mod watch;
+pub use play::GameSetup;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -101,6 +102,8 @@ pub struct WebOptions {
     pub evaluator: Evaluator,
     /// Games a position needs before the book plays from it (`ExperienceMinGames`).
     pub min_games: u32,
+    /// What each game in the browser gets: its hash table, and the net file of `evaluator`.
+    pub games: play::GameSetup,
     /// The explorer only: no games, no route that writes the store.
     pub explore_only: bool,
     /// The learning loop's work folder (its `generations.csv`), if any.
@@ -127,7 +130,7 @@ fn router(store: Store, opts: WebOptions) -> Router {
         store: Mutex::new(store),
         evaluator: opts.evaluator,
         min_games: opts.min_games,
-        games: playing.then(|| play::Games::new(opts.store.clone())),
+        games: playing.then(|| play::Games::new(opts.store.clone(), opts.games)),
         learn_dir: opts.learn_dir,
         curves: opts.curves,
     });

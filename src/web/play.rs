@@ -202,11 +202,32 @@ pub struct Game {
     touched: Mutex<Instant>,
 }
 
+/// What every game gets (the server's settings).
+#[derive(Clone, Debug)]
+pub struct GameSetup {
+    /// Megabytes of hash table per game (each game has its own, so that two games never
+    /// mix their searches; [`MAX_GAMES`] of them at most).
+    pub hash_mb: usize,
+    /// The net file of games whose evaluator is this kind (the server's `--eval-file` with its
+    /// `--evaluator`); other kinds use their default net.
+    pub eval_file: Option<(EvalKind, PathBuf)>,
+}
+
+impl Default for GameSetup {
+    fn default() -> GameSetup {
+        GameSetup {
+            hash_mb: 16,
+            eval_file: None,
+        }
+    }
+}
+
 /// The games in progress.
 pub struct Games {
     next: AtomicU64,
     map: Mutex<HashMap<u64, Arc<Game>>>,
     store: PathBuf,
+    setup: GameSetup,
     /// [`MAX_GAMES`] and [`IDLE_EVICT`] (other values in the tests).
     max_games: usize,
     idle_evict: std::time::Duration,
@@ -236,11 +257,12 @@ pub struct GameView {
 }
 
 impl Games {
-    pub fn new(store: PathBuf) -> Games {
+    pub fn new(store: PathBuf, setup: GameSetup) -> Games {
         Games {
             next: AtomicU64::new(1),
             map: Mutex::new(HashMap::new()),
             store,
+            setup,
             max_games: MAX_GAMES,
             idle_evict: IDLE_EVICT,
         }
@@ -294,8 +316,17 @@ impl Games {
             path: &self.store,
             min_games: settings.bias.min_games,
         };
-        let mut player = Player::new(64);
-        player.eval = EvalChoice::of(kind, None, store)
+        let mut player = Player::try_new(self.setup.hash_mb).map_err(|e| {
+            Error::Rejected(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                format!("no memory for another game: {e}"),
+            )
+        })?;
+        let file = match &self.setup.eval_file {
+            Some((k, f)) if *k == kind => Some(f.clone()),
+            _ => None,
+        };
+        player.eval = EvalChoice::of(kind, file, store)
             .map_err(|e| Error::BadRequest(format!("evaluator {kind}: {e}")))?;
         let state = State {
             start: walk.position,
@@ -745,7 +776,7 @@ mod tests {
     #[test]
     fn a_full_table_makes_room_from_idle_games_only() {
         let dir = std::env::temp_dir().join(format!("deepred-web-idle-{}", std::process::id()));
-        let mut games = Games::new(dir.join("store.sqlite"));
+        let mut games = Games::new(dir.join("store.sqlite"), GameSetup::default());
         games.max_games = 2;
         games.idle_evict = std::time::Duration::from_secs(3600);
         let first = games.create(human_game()).unwrap().id;
@@ -756,5 +787,40 @@ mod tests {
         let third = games.create(human_game()).unwrap().id;
         assert!(matches!(games.view(first), Err(Error::NotFound(_))));
         assert!(games.view(third).is_ok());
+    }
+
+    /// Each game gets the server's hash size and, for the server's evaluator, its net file;
+    /// memory that cannot be had is a 503, not an abort of the server.
+    #[test]
+    fn games_get_the_servers_hash_and_net() {
+        let dir = std::env::temp_dir().join(format!("deepred-web-setup-{}", std::process::id()));
+        let store = dir.join("store.sqlite");
+        let huge = GameSetup {
+            hash_mb: usize::MAX,
+            eval_file: None,
+        };
+        let e = Games::new(store.clone(), huge)
+            .create(human_game())
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Rejected(s, t) if *s == axum::http::StatusCode::SERVICE_UNAVAILABLE
+                && t.starts_with("no memory for another game")),
+            "{e:?}"
+        );
+        let missing = dir.join("no-such-net.safetensors");
+        let setup = GameSetup {
+            hash_mb: 1,
+            eval_file: Some((EvalKind::Learned, missing.clone())),
+        };
+        let games = Games::new(store, setup);
+        let e = games.create(human_game()).unwrap_err().to_string();
+        assert!(e.contains("no-such-net.safetensors"), "{e}");
+        // Another evaluator than the server's keeps its own net.
+        let pst = serde_json::json!({"white": "human", "black": "human", "evaluator": "pst"});
+        let id = games
+            .create(serde_json::from_value(pst).unwrap())
+            .unwrap()
+            .id;
+        assert_eq!(lock(&lock(&games.map)[&id].player).tt().mb(), 1);
     }
 }
