@@ -365,6 +365,19 @@ fn a_store_that_cannot_be_opened_is_a_clear_error() {
     ]);
     assert!(!ok);
     assert!(err.contains("/nonexistent/store.sqlite"), "{err}");
+    // A store that does not exist yet: the explorer alone refuses it, a server that plays
+    // makes it (empty) and says so.
+    let dir = temp_dir("web-new-store");
+    let db = dir.join("new.sqlite");
+    let db = db.to_str().unwrap();
+    let (ok, _, err) = common::deepred(&["web", "--db", db, "--explore-only"]);
+    assert!(!ok && err.contains("no experience store"), "{err}");
+    assert!(!dir.join("new.sqlite").exists());
+    let s = Server::start(db);
+    assert!(dir.join("new.sqlite").exists());
+    let d = s.json("/api/explore");
+    assert_eq!(d["games"], 0, "{d}");
+    drop(s);
     let (ok, _, err) = common::deepred(&["web", "--listen", "not-an-address"]);
     assert!(!ok);
     assert!(err.contains("--listen"), "{err}");

@@ -31,15 +31,24 @@ pub fn web(a: WebArgs) -> ExitCode {
             .or_else(|| deepred::experience::location::data_dir().map(|d| d.join("learn"))),
         curves: a.curve.clone(),
     };
+    // A server that plays learns its games into the store: a first run makes it. The explorer
+    // alone would only show an empty store: that is more likely a mistyped --db.
+    let mut new = "";
     if !deepred::experience::store::is_server_url(&a.db) && !a.db.exists() {
-        return fail(format!(
-            "no experience store at '{}' yet: play, import or learn games first (deepred import GAMES.pgn), or name one with --db",
-            a.db.display()
-        ));
+        if a.explore_only {
+            return fail(format!(
+                "no experience store at '{}' yet: play, import or learn games first (deepred import GAMES.pgn), or name one with --db",
+                a.db.display()
+            ));
+        }
+        if let Err(e) = deepred::experience::store::Store::open(&a.db) {
+            return fail(e);
+        }
+        new = ", new and empty";
     }
     let shown = deepred::experience::store::shown(&a.db);
     let result = deepred::web::serve(opts, |addr| {
-        eprintln!("deepred web: http://{addr}/ (the store: {shown}; Ctrl-C stops it)");
+        eprintln!("deepred web: http://{addr}/ (the store: {shown}{new}; Ctrl-C stops it)");
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
