@@ -1,8 +1,8 @@
 //! The store as an opening book for GUIs: a Polyglot `.bin` book (16-byte entries, big-endian:
 //! key, move, weight, learn; sorted by key) and an EPD list of the known positions with their
 //! best known move. The positions are those reachable through known moves, up to a ply,
-//! breadth first, from the roots of the store's games: the known positions that no known move
-//! leads to (the start position, or the openings the games started from). The weight of a move
+//! breadth first, from the roots of the store's games (the start position, or the openings the
+//! games started from: see [`super::walk::root_keys`]). The weight of a move
 //! is its confidence-aware score (the lower bound of the Wilson interval of the mover's score,
 //! as the book ranks moves).
 //! Deep Red's Zobrist keys are Polyglot's (shakmaty's `Zobrist64`).

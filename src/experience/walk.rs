@@ -1,9 +1,10 @@
 //! The one walk over the store's tree: breadth first from the roots of the store's games (the
-//! known positions that no known move leads to: the start position, or the openings the games
-//! began from), through the known moves, each position once, with its distance in plies from
+//! start position and the known positions that no known move leads to, such as the openings the
+//! games began from; see [`root_keys`] for games that come back to their start), through the
+//! known moves, each position once, with its distance in plies from
 //! the nearest root. The Polyglot/EPD export, `prune` and the book-depth plot are walks.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use shakmaty::{Chess, Color, Position};
 
@@ -13,22 +14,54 @@ use super::codec::{compact_key, decode_key};
 use super::store::Store;
 
 /// The roots of the store's games as compact keys, the start position first when it is one.
+///
+/// The roots are the known positions no known move leads to, and the start position whenever
+/// it has known moves. A game can come back to where it began (1.Nf3 Nf6 2.Ng1 Ng8), so a
+/// position a move leads to may still be a game's start: every known position that no root
+/// reaches makes a root of its own (the first by key of each such part of the tree), so that
+/// the walk, and with it the book and what `prune` keeps, still covers every game.
 pub fn root_keys(store: &Store) -> Result<Vec<Vec<u8>>, Error> {
-    let mut parents = HashSet::new();
+    let mut edges: HashMap<Vec<u8>, Vec<Vec<u8>>> = HashMap::new();
     let mut children = HashSet::new();
     for mover in [Color::White, Color::Black] {
         for (parent, _, child, ..) in store.all_rows(mover)? {
-            parents.insert(parent);
-            children.insert(child);
+            children.insert(child.clone());
+            edges.entry(parent).or_default().push(child);
         }
     }
     let start = compact_key(&Chess::default());
-    let mut roots: Vec<Vec<u8>> = parents
-        .into_iter()
-        .filter(|p| !children.contains(p))
+    let mut parents: Vec<&Vec<u8>> = edges.keys().collect();
+    parents.sort_by(|a, b| (**a != start).cmp(&(**b != start)).then(a.cmp(b)));
+    let firsts: Vec<&Vec<u8>> = parents
+        .iter()
+        .filter(|p| ***p == start || !children.contains(**p))
+        .copied()
         .collect();
-    roots.sort_by(|a, b| (*a != start).cmp(&(*b != start)).then(a.cmp(b)));
+    let mut reached = HashSet::new();
+    reach(&edges, firsts.clone(), &mut reached);
+    let mut roots: Vec<Vec<u8>> = firsts.into_iter().cloned().collect();
+    for p in &parents {
+        if !reached.contains(*p) {
+            roots.push((*p).clone());
+            reach(&edges, vec![*p], &mut reached);
+        }
+    }
     Ok(roots)
+}
+
+/// Marks every position `stack`'s positions lead to (themselves included) as reached.
+fn reach<'a>(
+    edges: &'a HashMap<Vec<u8>, Vec<Vec<u8>>>,
+    mut stack: Vec<&'a Vec<u8>>,
+    reached: &mut HashSet<&'a Vec<u8>>,
+) {
+    while let Some(k) = stack.pop() {
+        if let Some((key, next)) = edges.get_key_value(k)
+            && reached.insert(key)
+        {
+            stack.extend(next.iter());
+        }
+    }
 }
 
 /// Visits every position within `max_ply` plies of a root, once, with its ply and its known
@@ -145,6 +178,50 @@ mod tests {
         assert_eq!((growth[1].1, growth[1].2), (2, 10));
         let (before, after) = s.vacuum().unwrap();
         assert!(after <= before, "{before} -> {after}");
+        drop(s);
+        let _ = std::fs::remove_file(&p);
+    }
+
+    /// A game that comes back to the start position (and one that goes round a loop away
+    /// from it) leaves every game's tree reachable: the book and `prune` still see them.
+    #[test]
+    fn a_game_back_at_its_start_keeps_the_tree_rooted() {
+        let p =
+            std::env::temp_dir().join(format!("deepred-walk-loop-{}.sqlite", std::process::id()));
+        let _ = std::fs::remove_file(&p);
+        let mut s = Store::open(&p).unwrap();
+        let dance = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        s.learn_game(test_game(&dance, GameResult::Draw)).unwrap();
+        let mate = ["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"];
+        s.learn_game(test_game(&mate, GameResult::WhiteWins))
+            .unwrap();
+        let start = compact_key(&Chess::default());
+        assert_eq!(root_keys(&s).unwrap(), vec![start.clone()]);
+        // Every known position is walked once: the start, 3 more of the dance, 7 of the mate.
+        let mut visited = 0;
+        walk(&s, 30, 0, |_, _, _| visited += 1).unwrap();
+        assert_eq!(visited, 1 + 3 + 7);
+        // A prune of single games keeping 2 plies keeps the moves from the positions within
+        // them: 1.Nf3 Nf6 2.Ng1 and 1.e4 e5 2.Qh5.
+        let near = positions_near_roots(&s, 2).unwrap();
+        let r = s.prune(&near, 2).unwrap();
+        assert_eq!((r.rows_before, r.rows_removed), (11, 5), "{r:?}");
+        assert_eq!(s.moves_from(&Chess::default()).unwrap().len(), 2);
+        drop(s);
+        let _ = std::fs::remove_file(&p);
+        // A loop away from the start position, in a store without it: the loop's first
+        // position by key roots it.
+        let mut s = Store::open(&p).unwrap();
+        let from = crate::chess::fen::parse_fen("4k3/8/8/8/8/8/8/4K2N w - - 0 1", false).unwrap();
+        let mut g = test_game(&[], GameResult::Draw);
+        g.moves = crate::chess::notation::uci_line(&from, "h1g3 e8d8 g3h1 d8e8");
+        g.start = from;
+        s.learn_game(g).unwrap();
+        let roots = root_keys(&s).unwrap();
+        assert_eq!(roots.len(), 1);
+        let mut visited = 0;
+        walk(&s, 30, 0, |_, _, _| visited += 1).unwrap();
+        assert_eq!(visited, 4);
         drop(s);
         let _ = std::fs::remove_file(&p);
     }
