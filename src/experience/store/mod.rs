@@ -220,6 +220,36 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     }
 }
 
+/// The schema version of the SQLite store in `conn`, or why it is not a store this version can
+/// open (another application's file, or a newer schema).
+fn meta_version(conn: &Connection, path: &Path) -> Result<i64, Error> {
+    let get = |k: &str| -> Result<Option<String>, Error> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0))
+            .optional()
+            .map_err(|e| Error::sqlite(path, e))
+    };
+    let path = || path.to_path_buf();
+    match get("application")? {
+        Some(app) if app == APPLICATION => {}
+        application => {
+            return Err(Error::OtherApplication {
+                path: path(),
+                application,
+            });
+        }
+    }
+    let version: i64 = get("schema_version")?
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::NoSchemaVersion { path: path() })?;
+    if version > SCHEMA_VERSION {
+        return Err(Error::Newer {
+            path: path(),
+            version,
+        });
+    }
+    Ok(version)
+}
+
 impl Store {
     /// Opens (creating it if missing) the store at `path`. A file of another application or of
     /// a newer schema is refused with a clear message and left untouched.
@@ -285,6 +315,10 @@ impl Store {
             return Err(Error::ForeignDatabase {
                 path: path.to_path_buf(),
             });
+        }
+        // Another application's `meta` table, or a newer schema: refused untouched too.
+        if has_tables > 0 {
+            meta_version(&conn, path)?;
         }
         // Large pages: a bulk import inserts at random all over the key space, and big pages
         // split less often (32 KiB measured fastest; an existing file keeps its page size).
@@ -398,31 +432,7 @@ impl Store {
     /// Checks that the file is ours and not newer than this build; returns its schema version.
     fn check_meta(&self) -> Result<i64, Error> {
         let conn = sqlite_or!(self, _pg => Ok(SCHEMA_VERSION));
-        let get = |k: &str| -> Result<Option<String>, Error> {
-            conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0))
-                .optional()
-                .map_err(|e| Error::sqlite(&self.path, e))
-        };
-        let path = || self.path.clone();
-        match get("application")? {
-            Some(app) if app == APPLICATION => {}
-            application => {
-                return Err(Error::OtherApplication {
-                    path: path(),
-                    application,
-                });
-            }
-        }
-        let version: i64 = get("schema_version")?
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| Error::NoSchemaVersion { path: path() })?;
-        if version > SCHEMA_VERSION {
-            return Err(Error::Newer {
-                path: path(),
-                version,
-            });
-        }
-        Ok(version)
+        meta_version(conn, &self.path)
     }
 
     /// The file of the store, or its server's URL without the password.
@@ -505,6 +515,24 @@ mod tests {
         let _ = std::fs::remove_file(&p);
     }
 
+    /// The bulk-import limit of the write-ahead log is in bytes, whatever the page size.
+    #[test]
+    fn the_bulk_wal_limit_counts_the_stores_pages() {
+        let path = temp("wal-limit");
+        let store = Store::open(&path).unwrap();
+        let Backend::Sqlite(conn) = &store.backend else {
+            panic!("an SQLite store")
+        };
+        let get = |k: &str| -> i64 { conn.pragma_query_value(None, k, |r| r.get(0)).unwrap() };
+        assert_eq!(get("page_size"), 32_768);
+        store.set_autocheckpoint(Some(256 << 20)).unwrap();
+        assert_eq!(get("wal_autocheckpoint"), 8_192);
+        store.set_autocheckpoint(None).unwrap();
+        assert_eq!(get("wal_autocheckpoint"), 1_000);
+        drop(store);
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[test]
     fn foreign_and_newer_files_are_refused() {
         let path = temp("foreign");
@@ -517,18 +545,44 @@ mod tests {
         assert!(err.contains("another application"), "{err}");
         let _ = std::fs::remove_file(&path);
 
+        // Another application's file with a `meta (key, value)` table of its own, and a store
+        // of a newer schema (in rollback-journal mode, without the nets table): refused, and
+        // the file is left byte for byte as it was (no WAL, no table added).
+        let path = temp("foreign-meta");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE customers (id INTEGER);",
+            )
+            .unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let err = Store::open(&path).err().unwrap().to_string();
+        assert!(err.contains("another application"), "{err}");
+        assert!(
+            std::fs::read(&path).unwrap() == before,
+            "the foreign file was changed"
+        );
+        let _ = std::fs::remove_file(&path);
+
         let path = temp("newer");
         drop(Store::open(&path).unwrap());
         {
             let c = Connection::open(&path).unwrap();
-            c.execute(
-                "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
-                [],
+            c.execute_batch(
+                "UPDATE meta SET value = '99' WHERE key = 'schema_version';
+                 DROP TABLE nets; PRAGMA journal_mode = DELETE;",
             )
             .unwrap();
         }
+        let before = std::fs::read(&path).unwrap();
         let err = Store::open(&path).err().unwrap().to_string();
         assert!(err.contains("newer"), "{err}");
+        assert!(
+            std::fs::read(&path).unwrap() == before,
+            "the newer store was changed"
+        );
         let _ = std::fs::remove_file(&path);
 
         let path = temp("garbage");

@@ -11,14 +11,27 @@ use crate::experience::Error;
 use crate::experience::records::{GameRecord, MoveRow, encode_evals};
 
 impl Store {
-    /// For bulk imports: let the write-ahead log grow to `pages` pages before it is copied back
-    /// into the database (fewer, larger checkpoints). `checkpoint` ends the bulk phase. (SQLite
-    /// only: a server manages its own log.)
-    pub fn set_autocheckpoint(&self, pages: u32) -> Result<(), Error> {
+    /// For bulk imports: let the write-ahead log grow to about `bytes` before it is copied back
+    /// into the database (fewer, larger checkpoints); `None`: SQLite's default (1000 pages).
+    /// `checkpoint` ends the bulk phase. (SQLite only: a server manages its own log.)
+    pub fn set_autocheckpoint(&self, bytes: Option<u64>) -> Result<(), Error> {
         match &self.backend {
-            Backend::Sqlite(conn) => conn
-                .pragma_update(None, "wal_autocheckpoint", pages)
-                .map_err(|e| Error::sqlite(&self.path, e)),
+            Backend::Sqlite(conn) => {
+                let e = |err| Error::sqlite(&self.path, err);
+                let pages = match bytes {
+                    Some(b) => {
+                        let page: i64 = conn
+                            .pragma_query_value(None, "page_size", |r| r.get(0))
+                            .map_err(e)?;
+                        i64::try_from(b / page.max(512) as u64)
+                            .unwrap_or(i64::MAX)
+                            .max(1)
+                    }
+                    None => 1000i64,
+                };
+                conn.pragma_update(None, "wal_autocheckpoint", pages)
+                    .map_err(e)
+            }
             Backend::Postgres(_) => Ok(()),
         }
     }
