@@ -535,6 +535,19 @@ fn a_read_only_store_is_a_clear_error_and_is_left_unchanged() {
     assert!(!out.status.success());
     assert!(err.contains("read-only"), "{err}");
     assert_eq!(store_counts(&db), before);
+    // The commands that only read take the URI as they take the file.
+    let by_file = deepred(&["experience", "stats", "--db", db.to_str().unwrap()]);
+    let by_uri = deepred(&["experience", "stats", "--db", &uri]);
+    assert!(
+        by_uri.status.success(),
+        "{}",
+        String::from_utf8_lossy(&by_uri.stderr)
+    );
+    let out = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).replace(&uri, "");
+    assert_eq!(
+        out(&by_uri),
+        out(&by_file).replace(db.to_str().unwrap(), "")
+    );
     // Read-only by permissions, where they bind (root ignores them).
     #[cfg(unix)]
     {

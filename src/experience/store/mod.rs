@@ -273,7 +273,9 @@ impl Store {
         if is_server_url(path) {
             return postgres::PgStore::open(path, true);
         }
-        if !path.exists() {
+        // An SQLite URI (`file:store.sqlite?mode=ro`) names its file in its own syntax.
+        let uri = path.to_str().is_some_and(|p| p.starts_with("file:"));
+        if !uri && !path.exists() {
             return Err(Error::Missing {
                 path: path.to_path_buf(),
             });
@@ -284,8 +286,11 @@ impl Store {
                 detail: "it is a folder, not a store file".into(),
             });
         }
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| Error::sqlite(path, e))?;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(|e| Error::sqlite(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Error::sqlite(path, e))?;
         // A file with no table at all is a store whose first write never committed (or an

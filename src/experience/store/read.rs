@@ -59,8 +59,10 @@ impl Store {
                 .map(|n| n as u64)
                 .map_err(|e| Error::sqlite(&self.path, e))
         };
-        let wal = PathBuf::from(format!("{}-wal", self.path.display()));
-        let file_bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
+        // The file SQLite opened (an SQLite URI names it in its own syntax).
+        let file = conn.path().map_or_else(|| self.path.clone(), PathBuf::from);
+        let wal = PathBuf::from(format!("{}-wal", file.display()));
+        let file_bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0)
             + std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
         Ok(Stats {
             games: count("SELECT count(*) FROM games")?,
