@@ -24,17 +24,17 @@ pub struct MatchArgs {
     #[arg(long)]
     pub tc: Option<String>,
     /// Nodes per move instead of a clock.
-    #[arg(long, conflicts_with_all = ["tc", "depth", "movetime"])]
+    #[arg(long, conflicts_with_all = ["tc", "depth", "movetime"], value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: Option<u64>,
     /// Depth per move instead of a clock.
-    #[arg(long, conflicts_with_all = ["tc", "movetime"])]
+    #[arg(long, conflicts_with_all = ["tc", "movetime"], value_parser = clap::value_parser!(u32).range(1..=255))]
     pub depth: Option<u32>,
     /// Milliseconds per move instead of a clock.
-    #[arg(long, conflicts_with = "tc")]
+    #[arg(long, conflicts_with = "tc", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub movetime: Option<u64>,
     /// The opponent's own limit instead: nodes per move (e.g. a fixed-node Stockfish against
     /// Deep Red on a clock).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub opponent_nodes: Option<u64>,
     /// The opponent's own limit instead: a time control [MOVES/]SECONDS[+INCREMENT].
     #[arg(long, conflicts_with = "opponent_nodes")]
@@ -75,7 +75,7 @@ pub struct MatchArgs {
     pub resign_plies: usize,
     #[arg(long, default_value_t = 1000)]
     pub resign_cp: i32,
-    /// A game this long is drawn.
+    /// A game this long is drawn (0: no limit).
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
     /// Count the games already in the --pgn file (an earlier run of the same match: same
@@ -84,10 +84,10 @@ pub struct MatchArgs {
     #[arg(long, requires = "pgn")]
     pub resume: bool,
     /// Milliseconds an engine may overstep its clock before it loses on time.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     pub time_margin: u64,
     /// Longest wait for a move under --nodes, --depth or --movetime, in milliseconds.
-    #[arg(long, default_value_t = 60_000)]
+    #[arg(long, default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub move_timeout: u64,
     /// Openings and moves are Chess960 (sets UCI_Chess960 on both engines).
     #[arg(long)]

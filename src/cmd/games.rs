@@ -104,7 +104,7 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
 
 pub fn run_match(args: MatchArgs) -> ExitCode {
     use deepred::games::matchrun::{
-        Adjudication, EngineSpec, MatchOptions, MoveLimit, Sprt, TimeControl, game_line, run,
+        Adjudication, EngineSpec, MatchOptions, MoveLimit, Sprt, TimeControl,
     };
     let MatchArgs {
         opponent,
@@ -221,20 +221,33 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             draw_cp,
             resign_plies,
             resign_cp,
-            max_plies: max_plies.max(1),
+            // 0: no limit.
+            max_plies: if max_plies == 0 {
+                usize::MAX
+            } else {
+                max_plies
+            },
         },
         time_margin_ms: time_margin,
         resume,
-        move_timeout_ms: move_timeout.max(1),
+        move_timeout_ms: move_timeout,
         chess960,
         event,
     };
+    report_match(&opts, quiet)
+}
+
+/// Plays the match of `opts`: a line per game (a progress bar when `quiet`), then the summary;
+/// exit 1 when it stopped before its games were played.
+fn report_match(opts: &deepred::games::matchrun::MatchOptions, quiet: bool) -> ExitCode {
+    use deepred::games::matchrun::{game_line, run};
+    let games = opts.games;
     let bar = if quiet {
         Some(indicatif::ProgressBar::new(games as u64))
     } else {
         None
     };
-    let result = run(&opts, |r, g| match &bar {
+    let result = run(opts, |r, g| match &bar {
         Some(b) => b.set_position(r.tally.games() as u64),
         None => eprintln!("{}", game_line(r, g)),
     });
@@ -247,7 +260,13 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
                 eprintln!("warning: {w}");
             }
             print!("{}", r.summary());
-            ExitCode::SUCCESS
+            match &r.stopped {
+                Some(why) => fail(format!(
+                    "the match stopped after {} of {games} games: {why}",
+                    r.tally.games()
+                )),
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(e) => fail(e),
     }

@@ -33,26 +33,51 @@ pub struct GoAnswer {
 impl EngineProcess {
     /// Starts `program args...` and performs the `uci` handshake.
     pub fn start(program: &str, args: &[&str]) -> Result<Self, Error> {
-        let mut child = Command::new(program)
+        Self::start_as(program, args, program)
+    }
+
+    /// [`Self::start`], the engine called `label` (its command line) until it gives its name.
+    fn start_as(program: &str, args: &[&str], label: &str) -> Result<Self, Error> {
+        if std::path::Path::new(program).is_dir() {
+            return Err(Error::Start {
+                program: label.to_string(),
+                source: std::io::Error::other("it is a folder, not a program"),
+            });
+        }
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|source| Error::Start {
-                program: program.to_string(),
-                source,
-            })?;
+            .stderr(Stdio::null());
+        // A process group of its own: what the engine starts (a wrapper's engine, helper
+        // processes) is killed with it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| Error::Start {
+            program: label.to_string(),
+            source,
+        })?;
         let no_pipe = |pipe| Error::NoPipe {
-            program: program.to_string(),
+            program: label.to_string(),
             pipe,
         };
         let stdin = child.stdin.take().ok_or_else(|| no_pipe("stdin"))?;
         let stdout = child.stdout.take().ok_or_else(|| no_pipe("stdout"))?;
         let (tx, rx) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            // Lines as bytes: a byte that is not UTF-8 (a Latin-1 author name, a stray byte in
+            // an `info string`) is replaced, not taken for the end of the engine's output.
+            let mut out = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match out.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = String::from_utf8_lossy(&buf);
+                let line = line.trim_end_matches(['\n', '\r']).to_string();
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -62,7 +87,7 @@ impl EngineProcess {
             child,
             stdin,
             lines: rx,
-            name: program.to_string(),
+            name: label.to_string(),
             options: Vec::new(),
         };
         e.send("uci")?;
@@ -94,15 +119,11 @@ impl EngineProcess {
             .chars()
             .all(|c| c.is_alphanumeric() || " \t-_./:+=,@".contains(c));
         let words: Vec<&str> = cmd.split_whitespace().collect();
-        let mut e = match words.split_first() {
-            Some((program, args)) if plain => Self::start(program, args)?,
-            None => return Err(Error::EmptyCommand),
-            _ => Self::start_in_shell(cmd)?,
-        };
-        if e.name == "sh" || e.name == "cmd" || e.name == words[0] {
-            e.name = cmd.to_string();
+        match words.split_first() {
+            Some((program, args)) if plain => Self::start_as(program, args, cmd),
+            None => Err(Error::EmptyCommand),
+            _ => Self::start_in_shell(cmd),
         }
-        Ok(e)
     }
 
     #[cfg(unix)]
@@ -112,12 +133,12 @@ impl EngineProcess {
         } else {
             format!("exec {cmd}")
         };
-        Self::start("sh", &["-c", &line])
+        Self::start_as("sh", &["-c", &line], cmd)
     }
 
     #[cfg(not(unix))]
     fn start_in_shell(cmd: &str) -> Result<Self, Error> {
-        Self::start("cmd", &["/C", cmd])
+        Self::start_as("cmd", &["/C", cmd], cmd)
     }
 
     pub fn send(&mut self, line: &str) -> Result<(), Error> {
@@ -325,9 +346,16 @@ impl Drop for EngineProcess {
         let deadline = Instant::now() + Duration::from_millis(500);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+                break;
             }
             std::thread::sleep(Duration::from_millis(10));
+        }
+        // The engine's process group too: what it started may outlive it (an engine behind a
+        // shell line, hung in a search the shell waits for).
+        #[cfg(unix)]
+        {
+            let pid = rustix::process::Pid::from_child(&self.child);
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
         let _ = self.child.kill();
         let _ = self.child.wait();

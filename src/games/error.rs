@@ -54,8 +54,12 @@ pub enum Error {
         line: usize,
         source: crate::chess::Error,
     },
+    #[error("{0}")]
+    PgnWrite(String),
     #[error("cannot resume from '{}': {why}", path.display())]
     Resume { path: PathBuf, why: String },
+    #[error("{}:{line}: the game is over in this position (mate, stalemate or no mating material): not an opening", path.display())]
+    FinishedOpening { path: PathBuf, line: usize },
     #[error("'{}' has no opening", path.display())]
     NoOpenings { path: PathBuf },
     /// A game could not be played (the engines could not be set up for it).

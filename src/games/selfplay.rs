@@ -133,6 +133,13 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
             continue;
         }
         match crate::chess::fen::parse_fen(&format!("{} 0 1", f.join(" ")), chess960) {
+            // A game from it would be over before a move: not an opening.
+            Ok(p) if p.is_game_over() => {
+                return Err(Error::FinishedOpening {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                });
+            }
             Ok(p) => out.push(p),
             Err(source) => {
                 return Err(Error::Opening {

@@ -369,6 +369,14 @@ pub fn loop_match(
     let report =
         crate::games::matchrun::run(&m, |r, _| bar.set_position(u64::from(r.tally.games())))?;
     bar.finish_and_clear();
+    if let Some(why) = &report.stopped {
+        // Not a result: a gate or a record of part of its games would be wrong.
+        return Err(Error::Other(format!(
+            "the match stopped after {} games: {why}; run again to go on from {}",
+            report.tally.games(),
+            pgn.display()
+        )));
+    }
     Ok(report)
 }
 

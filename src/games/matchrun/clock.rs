@@ -45,7 +45,8 @@ impl TimeControl {
             None => secs(base)?,
         };
         let inc_s = inc.map(secs).transpose()?.unwrap_or(0.0);
-        if base_s <= 0.0 || base_s > 86_400.0 || inc_s > 3_600.0 {
+        // At least a millisecond on the clock (`0.0001` would be a clock of 0 ms).
+        if !(0.001..=86_400.0).contains(&base_s) || inc_s > 3_600.0 {
             return Err(bad());
         }
         Ok(TimeControl {

@@ -21,24 +21,33 @@ pub enum Ending {
     MaxPlies,
     /// Forfeits by the loser (`side` lost).
     TimeForfeit,
+    /// A flag fell, but the other side has no material to mate with: a draw (FIDE 6.9).
+    FlagWithoutMate,
     IllegalMove(String),
     /// `bestmove (none)` (or `0000`) in a position that has legal moves.
     NoMove,
     Crash(String),
 }
 
+/// The end of the description of [`Ending::FlagWithoutMate`], after the flagged side's name.
+const FLAG_WITHOUT_MATE: &str = "'s flag falls, but the other side cannot mate: draw";
+
 impl Ending {
     /// Decided on the board (or by adjudication of the position): worth learning.
     pub fn on_the_board(&self) -> bool {
         !matches!(
             self,
-            Ending::TimeForfeit | Ending::IllegalMove(_) | Ending::NoMove | Ending::Crash(_)
+            Ending::TimeForfeit
+                | Ending::FlagWithoutMate
+                | Ending::IllegalMove(_)
+                | Ending::NoMove
+                | Ending::Crash(_)
         )
     }
 
     pub(super) fn termination_tag(&self) -> &'static str {
         match self {
-            Ending::TimeForfeit => "time forfeit",
+            Ending::TimeForfeit | Ending::FlagWithoutMate => "time forfeit",
             Ending::IllegalMove(_) | Ending::NoMove => "illegal move",
             Ending::Crash(_) => "abandoned",
             Ending::AdjudicatedDraw | Ending::AdjudicatedWin | Ending::MaxPlies => "adjudication",
@@ -65,6 +74,7 @@ impl Ending {
             }
             t if t.ends_with(" resigns (adjudication)") => Ending::AdjudicatedWin,
             t if t.ends_with(" loses on time") => Ending::TimeForfeit,
+            t if t.ends_with(FLAG_WITHOUT_MATE) => Ending::FlagWithoutMate,
             t if t.ends_with(" gives no move in a position with legal moves") => Ending::NoMove,
             _ => return None,
         })
@@ -82,6 +92,7 @@ impl Ending {
             Ending::AdjudicatedWin => format!("{l} resigns (adjudication)"),
             Ending::MaxPlies => "draw by adjudication (ply limit)".into(),
             Ending::TimeForfeit => format!("{l} loses on time"),
+            Ending::FlagWithoutMate => format!("{l}{FLAG_WITHOUT_MATE}"),
             Ending::IllegalMove(m) => format!("{l} makes an illegal move: {m}"),
             Ending::NoMove => format!("{l} gives no move in a position with legal moves"),
             Ending::Crash(why) => format!("{l} disconnects: {why}"),
@@ -144,6 +155,10 @@ pub struct MatchReport {
     pub resumed: usize,
     /// Problems that did not stop the match (store errors, restarts).
     pub warnings: Vec<String>,
+    /// Why the match stopped before its games were all played (an engine that could not be
+    /// set up for a game, a PGN that could not be written), if it did: the report holds the
+    /// games played until then.
+    pub stopped: Option<String>,
 }
 
 impl MatchReport {
@@ -240,11 +255,12 @@ impl MatchReport {
                 Ending::IllegalMove(_) => "illegal move".to_string(),
                 Ending::NoMove => "no move".to_string(),
                 Ending::TimeForfeit => "time forfeit".to_string(),
+                Ending::FlagWithoutMate => "time forfeit, a draw: no mating material".to_string(),
                 Ending::Crash(_) => "disconnect".to_string(),
                 Ending::AdjudicatedWin => "resignation (adjudication)".to_string(),
                 e => e.describe(None),
             };
-            let who = if g.ending.on_the_board() {
+            let who = if g.ending.on_the_board() || g.ending == Ending::FlagWithoutMate {
                 String::new()
             } else if g.engine_points() < 0.5 {
                 format!(" by {}", self.engine_name)
@@ -322,6 +338,7 @@ mod tests {
             Ending::AdjudicatedWin,
             Ending::MaxPlies,
             Ending::TimeForfeit,
+            Ending::FlagWithoutMate,
             Ending::IllegalMove("e2e5".into()),
             Ending::NoMove,
             Ending::Crash("broken pipe: x".into()),

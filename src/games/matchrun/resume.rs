@@ -48,6 +48,18 @@ pub(super) fn finished_games(
                 continue;
             }
         };
+        // A game cut short (the file of a match killed while writing it) is played again.
+        let plies = g.tag("PlyCount").and_then(|n| n.parse::<usize>().ok());
+        if plies.is_some_and(|n| n != g.moves.len()) {
+            warnings.push(format!(
+                "{}: game {} has {} of its {} plies (cut short), played again",
+                path.display(),
+                g.number,
+                g.moves.len(),
+                plies.unwrap_or(0)
+            ));
+            continue;
+        }
         let round: usize = match g.tag("Round").and_then(|r| r.parse().ok()) {
             Some(r) if (1..=opts.games).contains(&r) => r,
             _ => {

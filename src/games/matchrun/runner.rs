@@ -55,6 +55,41 @@ impl Seat {
     }
 }
 
+/// The result of a game over by the rules, the ply limit or adjudication (`scores`: White's
+/// view of each move's score), if it is.
+fn game_over(
+    opts: &MatchOptions,
+    start: &Chess,
+    pos: &Chess,
+    moves: &[Move],
+    scores: &[Option<i32>],
+) -> Option<(GameResult, Ending)> {
+    if let Some(r) = rule_result(start, moves) {
+        let ending = if pos.is_checkmate() {
+            Ending::Checkmate
+        } else if pos.is_stalemate() {
+            Ending::Stalemate
+        } else if pos.is_insufficient_material() {
+            Ending::InsufficientMaterial
+        } else if pos.halfmoves() >= 100 {
+            Ending::FiftyMoves
+        } else {
+            Ending::Repetition
+        };
+        return Some((r, ending));
+    }
+    if moves.len() >= opts.adjudication.max_plies {
+        return Some((GameResult::Draw, Ending::MaxPlies));
+    }
+    let r = adjudicate(&opts.adjudication, scores, pos.fullmoves().get())?;
+    let e = if r == GameResult::Draw {
+        Ending::AdjudicatedDraw
+    } else {
+        Ending::AdjudicatedWin
+    };
+    Some((r, e))
+}
+
 /// Plays one game between `white` and `black` from `start`.
 fn play_game(
     opts: &MatchOptions,
@@ -92,30 +127,8 @@ fn play_game(
         Color::Black => GameResult::BlackWins,
     };
     loop {
-        if let Some(r) = rule_result(start, &moves) {
-            let ending = if pos.is_checkmate() {
-                Ending::Checkmate
-            } else if pos.is_stalemate() {
-                Ending::Stalemate
-            } else if pos.is_insufficient_material() {
-                Ending::InsufficientMaterial
-            } else if pos.halfmoves() >= 100 {
-                Ending::FiftyMoves
-            } else {
-                Ending::Repetition
-            };
+        if let Some((r, ending)) = game_over(opts, start, &pos, &moves, &scores) {
             return Ok((r, ending, moves, evals));
-        }
-        if moves.len() >= opts.adjudication.max_plies {
-            return Ok((GameResult::Draw, Ending::MaxPlies, moves, evals));
-        }
-        if let Some(r) = adjudicate(&opts.adjudication, &scores, pos.fullmoves().get()) {
-            let e = if r == GameResult::Draw {
-                Ending::AdjudicatedDraw
-            } else {
-                Ending::AdjudicatedWin
-            };
-            return Ok((r, e, moves, evals));
         }
         let turn = pos.turn();
         let seat = if turn == Color::White {
@@ -138,9 +151,17 @@ fn play_game(
             MoveLimit::Depth(d) => (format!("go depth {d}"), opts.move_timeout_ms),
             MoveLimit::MoveTime(ms) => (
                 format!("go movetime {ms}"),
-                ms + opts.time_margin_ms.max(1000),
+                ms.saturating_add(opts.time_margin_ms.max(1000)),
             ),
         };
+        // An engine that died since its last move loses the game (it is started again for the
+        // next one): a restart in the middle would hide the crash and play on without its
+        // `ucinewgame`.
+        if seat.process.as_mut().is_none_or(|p| p.has_exited()) {
+            seat.process = None;
+            let why = "the engine exited between its moves".to_string();
+            return Ok((side_won(!turn), Ending::Crash(why), moves, evals));
+        }
         let engine = seat.ensure()?;
         let t0 = Instant::now();
         let answer = engine.go_wait(&position_cmd, &go_cmd, Duration::from_millis(timeout));
@@ -152,10 +173,7 @@ fn play_game(
                 }
                 match limit {
                     MoveLimit::Clock(_) => Turn::Lost(Ending::TimeForfeit),
-                    _ => Turn::Lost(Ending::Crash(format!(
-                        "no move after {} ms",
-                        opts.move_timeout_ms
-                    ))),
+                    _ => Turn::Lost(Ending::Crash(format!("no move after {timeout} ms"))),
                 }
             }
             Err(GoFailure::Exited(why)) => {
@@ -186,6 +204,10 @@ fn play_game(
             }
         };
         match outcome {
+            // A flag that falls is a draw when the other side cannot mate (FIDE 6.9).
+            Turn::Lost(Ending::TimeForfeit) if pos.has_insufficient_material(!turn) => {
+                return Ok((GameResult::Draw, Ending::FlagWithoutMate, moves, evals));
+            }
             Turn::Lost(ending) => return Ok((side_won(!turn), ending, moves, evals)),
             Turn::Moved(m, score, depth) => {
                 evals.push(score.map(|s| (s, depth.unwrap_or(0))));
@@ -197,6 +219,34 @@ fn play_game(
             }
         }
     }
+}
+
+/// Opens the PGN the games are appended to. A file whose last game was cut short (a match
+/// killed while writing it) gets a blank line first, so that the next game starts on a line of
+/// its own.
+fn open_pgn(path: &std::path::Path) -> Result<std::fs::File, Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    let open = |source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .map_err(open)?;
+    let len = f.metadata().map_err(open)?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(len - 1))
+            .and_then(|_| f.read_exact(&mut last))
+            .map_err(open)?;
+        if last[0] != b'\n' {
+            f.write_all(b"\n\n").map_err(open)?;
+        }
+    }
+    Ok(f)
 }
 
 /// Plays the match. `progress` is called after each game with the report so far.
@@ -225,16 +275,7 @@ pub fn run(
         None => None,
     };
     let pgn_file = match &opts.pgn {
-        Some(p) => Some(Mutex::new(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|source| Error::Open {
-                    path: p.clone(),
-                    source,
-                })?,
-        )),
+        Some(p) => Some(Mutex::new(open_pgn(p)?)),
         None => None,
     };
     let mut order: Vec<usize> = (0..opts.openings.len().max(1)).collect();
@@ -295,7 +336,7 @@ pub fn run(
         if report.games.is_empty() {
             return Err(e);
         }
-        report.warnings.push(format!("match stopped early: {e}"));
+        report.stopped = Some(e.to_string());
     }
     Ok(report)
 }
@@ -386,7 +427,12 @@ impl Match<'_> {
                 evals,
             };
             let mut warnings = Vec::new();
-            warnings.extend(self.write_pgn(&outcome));
+            if let Some(why) = self.write_pgn(&outcome) {
+                // Without its games on file the match could not be resumed: stop now.
+                let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+                failed.get_or_insert(Error::PgnWrite(why));
+                self.abort.store(true, Ordering::SeqCst);
+            }
             let learned = match self.learn(&outcome) {
                 Ok(learned) => learned,
                 Err(w) => {
@@ -415,9 +461,19 @@ impl Match<'_> {
     fn write_pgn(&self, g: &GameOutcome) -> Option<String> {
         let f = self.pgn_file.as_ref()?;
         let (white_name, black_name) = self.players(g);
+        // The side to move at the end: the one whose flag fell in a drawn time forfeit.
+        let white_to_move = (g.start.turn() == Color::White) == g.moves.len().is_multiple_of(2);
         let loser = match g.result {
             GameResult::WhiteWins => Some(black_name.as_str()),
             GameResult::BlackWins => Some(white_name.as_str()),
+            GameResult::Draw if g.ending == Ending::FlagWithoutMate => Some(
+                if white_to_move {
+                    white_name
+                } else {
+                    black_name
+                }
+                .as_str(),
+            ),
             GameResult::Draw => None,
         };
         let text = crate::chess::pgn::write_pgn(
