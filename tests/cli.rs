@@ -67,8 +67,11 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
     std::fs::write(&binary, [0u8, 159, 146, 150, 255, 1, 2, 3].repeat(64)).unwrap();
     let good = common::data("pgn/games/Nakamura_first500.pgn");
     let folder = dir.to_str().unwrap().to_string();
+    let empty = dir.join("empty.pgn");
+    std::fs::write(&empty, " \n\n").unwrap();
     for (files, want) in [
         (vec!["/nonexistent.pgn"], "1 file(s) could not be read"),
+        (vec![empty.to_str().unwrap()], "no game in the input"),
         (vec![folder.as_str()], "1 file(s) could not be read"),
         (vec![binary.to_str().unwrap()], "no game could be learned"),
         (

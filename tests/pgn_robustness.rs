@@ -160,3 +160,42 @@ fn a_result_the_board_contradicts_is_not_learned() {
     let e = to_record("t.pgn", g).map(|r| r.result).unwrap_err();
     assert!(e.to_string().contains("stalemate"), "{e}");
 }
+
+/// Games python-chess reads are read around text the PGN reader cannot take (a tag line over
+/// its 64 KiB buffer); a last game cut in the middle of a line, or whose Result tag the end of
+/// its moves contradicts, is refused with the reason.
+#[test]
+fn cut_contradicted_and_oversized_games() {
+    let mate = "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n";
+    let huge = format!(
+        "[White \"{}\"]\n[Result \"0-1\"]\n\n1. f3 e6 2. g4 Qh4# 0-1\n\n",
+        "y".repeat(70_000)
+    );
+    let scholar = "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+    let games = read_games(format!("{mate}{huge}{scholar}").as_bytes());
+    let read: Vec<usize> = games.iter().flatten().map(|g| g.moves.len()).collect();
+    assert_eq!(read, [4, 7], "{games:?}");
+    // Cut in the middle of a move: refused. The same moves ending a line are a game without
+    // its result marker (as some files have), read with the Result tag's result.
+    let cut = format!("{mate}[Result \"1-0\"]\n\n1. d4 d5 2. c4 e6 3. Nc");
+    let games = read_games(cut.as_bytes());
+    assert_eq!(games.len(), 2);
+    let e = games[1].as_ref().unwrap_err().to_string();
+    assert!(e.contains("cut short"), "{e}");
+    let ended = format!("{mate}[Result \"1-0\"]\n\n1. d4 d5 2. c4 e6\n");
+    let games = read_games(ended.as_bytes());
+    assert_eq!(
+        games[1].as_ref().unwrap().result,
+        Some(GameResult::WhiteWins)
+    );
+    // A Result tag the end of the moves contradicts.
+    let both = "[Result \"1-0\"]\n\n1. e4 e5 0-1\n";
+    let e = read_games(both.as_bytes())
+        .remove(0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the Result tag says 1-0, the moves end with 0-1"),
+        "{e}"
+    );
+}

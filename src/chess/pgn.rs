@@ -90,11 +90,15 @@ struct Movetext {
     /// The position after the moves read so far.
     pos: Chess,
     error: Option<PgnError>,
-    outcome: Option<GameResult>,
+    /// The termination marker at the end of the moves: `None` if there was none (a game cut
+    /// short), `Some(None)` for `*`.
+    outcome: Option<Option<GameResult>>,
 }
 
 struct GameVisitor {
     number: usize,
+    /// Whether the last game read had no result after its moves.
+    unterminated: bool,
 }
 
 const UNSUPPORTED_VARIANTS: &[&str] = &[
@@ -118,6 +122,7 @@ impl Visitor for GameVisitor {
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         self.number += 1;
+        self.unterminated = false;
         ControlFlow::Continue(Tags {
             tags: Vec::new(),
             error: None,
@@ -240,7 +245,7 @@ impl Visitor for GameVisitor {
     }
 
     fn outcome(&mut self, mt: &mut Self::Movetext, outcome: Outcome) -> ControlFlow<Self::Output> {
-        mt.outcome = result_of(outcome);
+        mt.outcome = Some(result_of(outcome));
         ControlFlow::Continue(())
     }
 
@@ -248,8 +253,27 @@ impl Visitor for GameVisitor {
         if let Some(e) = mt.error {
             return Err(e);
         }
-        if mt.game.result.is_none() {
-            mt.game.result = mt.outcome;
+        let fail = |reason: String| PgnError {
+            number: mt.game.number,
+            ply: mt.game.moves.len(),
+            text: String::new(),
+            reason,
+        };
+        // Without a result after the moves (which the PGN standard asks for, and some files
+        // lack) the Result tag decides; [`read_games`] refuses such a game at the very end of
+        // a file cut in the middle of a line.
+        self.unterminated = mt.outcome.is_none();
+        let outcome = mt.outcome.flatten();
+        match (mt.game.result, outcome) {
+            (None, _) => mt.game.result = outcome,
+            (Some(tag), Some(end)) if tag != end => {
+                return Err(fail(format!(
+                    "the Result tag says {}, the moves end with {}",
+                    tag.as_pgn(),
+                    end.as_pgn()
+                )));
+            }
+            _ => {}
         }
         Ok(mt.game)
     }
@@ -304,17 +328,63 @@ pub fn comment_eval(text: &str, mover: Color) -> Option<(i32, u8)> {
     Some((score(value)?, depth))
 }
 
+/// A reader that remembers the last byte it gave.
+struct LastByte<R> {
+    inner: R,
+    last: std::rc::Rc<std::cell::Cell<u8>>,
+}
+
+impl<R: Read> Read for LastByte<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.last.set(buf[n - 1]);
+        }
+        Ok(n)
+    }
+}
+
 /// Reads every game of `input`. Games that cannot be read are returned as errors in file order,
-/// and reading goes on with the next game. An I/O error or an unreadable rest of the file ends
-/// the list with one last error.
+/// and reading goes on with the next game: also after text the PGN reader cannot parse at all (a
+/// tag line longer than its buffer, about 64 KiB), whose game is skipped to its end. An I/O
+/// error ends the list with one last error.
 pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
-    let mut reader = Reader::new(input);
-    let mut visitor = GameVisitor { number: 0 };
+    let last_byte = std::rc::Rc::new(std::cell::Cell::new(b'\n'));
+    let mut reader = Reader::new(LastByte {
+        inner: input,
+        last: last_byte.clone(),
+    });
+    let mut visitor = GameVisitor {
+        number: 0,
+        unterminated: false,
+    };
     let mut out = Vec::new();
+    // Every parse error consumes input (at least its line), so this only stops a runaway.
+    let mut errors_in_a_row = 0;
     loop {
         match reader.read_game(&mut visitor) {
-            Ok(Some(g)) => out.push(g),
-            Ok(None) => break,
+            Ok(Some(g)) => {
+                errors_in_a_row = 0;
+                out.push(g);
+            }
+            Ok(None) => {
+                // A last game with no result, in a file that ends in the middle of a line: the
+                // file was cut while written (a killed match or tournament).
+                if visitor.unterminated
+                    && last_byte.get() != b'\n'
+                    && let Some(Ok(g)) = out.last()
+                {
+                    let (number, ply) = (g.number, g.moves.len());
+                    out.pop();
+                    out.push(Err(PgnError {
+                        number,
+                        ply,
+                        text: String::new(),
+                        reason: "the file ends in the middle of this game (no result after its moves): cut short".into(),
+                    }));
+                }
+                break;
+            }
             Err(e) => {
                 out.push(Err(PgnError {
                     number: visitor.number,
@@ -322,7 +392,11 @@ pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
                     text: String::new(),
                     reason: format!("unreadable input: {e}"),
                 }));
-                break;
+                errors_in_a_row += 1;
+                let parse_error = e.kind() == std::io::ErrorKind::InvalidData;
+                if !parse_error || errors_in_a_row > 100 || reader.skip_game().is_err() {
+                    break;
+                }
             }
         }
     }

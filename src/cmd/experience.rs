@@ -41,12 +41,14 @@ pub fn import(a: ImportArgs) -> ExitCode {
             );
             // An unreadable file, or nothing learnable at all, fails the command (what was
             // learnable is learned either way), so that a script notices.
-            let nothing = r.learned + r.already_known == 0 && !r.skipped.is_empty();
+            let nothing = r.learned + r.already_known == 0;
             if r.unreadable > 0 || nothing {
                 eprintln!(
                     "deepred: {}",
                     if r.unreadable > 0 {
                         format!("{} file(s) could not be read", r.unreadable)
+                    } else if r.games_read == 0 {
+                        "no game in the input".to_string()
                     } else {
                         "no game could be learned".to_string()
                     }
