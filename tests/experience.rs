@@ -434,6 +434,19 @@ fn bad_store_files_are_clear_errors() {
     );
     let out = deepred(&["experience", "stats", "--db", "/nonexistent/x.sqlite"]);
     assert!(!out.status.success());
+    // A store to be made in a folder that does not exist: said so, naming the store.
+    let tcec = games(TCEC);
+    let out = deepred(&[
+        "import",
+        "--db",
+        "/nonexistent/x.sqlite",
+        tcec.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("'/nonexistent/x.sqlite': its folder does not exist"),
+        "{err}"
+    );
     let folder = db.parent().unwrap().to_str().unwrap().to_string();
     let out = deepred(&["experience", "stats", "--db", &folder]);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -465,7 +465,7 @@ fn learning_into_a_store_that_cannot_be_made_is_an_error_at_once() {
     assert!(
         l.last()
             .unwrap()
-            .contains("folder '/nonexistent-folder' does not exist"),
+            .contains("'/nonexistent-folder/x.sqlite': its folder does not exist"),
         "{l:?}"
     );
     e.isready();

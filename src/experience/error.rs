@@ -41,6 +41,11 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "cannot make the store '{}': its folder does not exist (make it first, or name another store: --db, ExperienceFile)",
+        path.display()
+    )]
+    NoFolder { path: PathBuf },
     /// An SQLite file without any table: new, or its first import was stopped before the
     /// first batch committed. Importing into it makes it a store.
     #[error(

@@ -48,11 +48,13 @@ pub fn default_store() -> PathBuf {
 /// Creates the data folder when `path` lies in it and it is missing (before a store is created
 /// there). Other folders are the user's to make.
 pub fn prepare(path: &Path) -> Result<(), Error> {
-    let Some(dir) = data_dir() else {
-        return Ok(());
-    };
     let Some(parent) = path.parent() else {
         return Ok(());
+    };
+    let uri =
+        path.to_str().is_some_and(|p| p.starts_with("file:")) || super::store::is_server_url(path);
+    let Some(dir) = data_dir() else {
+        return missing_folder(path, parent, uri);
     };
     if parent == dir && !dir.is_dir() {
         std::fs::create_dir_all(&dir).map_err(|source| Error::DataDir {
@@ -60,7 +62,18 @@ pub fn prepare(path: &Path) -> Result<(), Error> {
             source,
         })?;
     }
-    Ok(())
+    missing_folder(path, parent, uri)
+}
+
+/// A store in a folder that does not exist (other than the data folder, made above) is an
+/// error that names the folder; SQLite would only say "unable to open database file".
+fn missing_folder(path: &Path, parent: &Path, uri: bool) -> Result<(), Error> {
+    if uri || parent.as_os_str().is_empty() || parent.is_dir() {
+        return Ok(());
+    }
+    Err(Error::NoFolder {
+        path: path.to_path_buf(),
+    })
 }
 
 /// The folder of the nets the learning loop promoted on this machine: `nets` in the data folder.

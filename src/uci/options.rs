@@ -336,23 +336,8 @@ impl Options {
     /// With `Learning` on, says now, not at the end of the first game, that the store cannot
     /// be made: the data folder cannot be created, or the file's folder does not exist.
     fn check_learning_store(&self, applied: &mut Applied) {
-        let path = &self.experience_file;
-        if let Err(e) = location::prepare(path) {
+        if let Err(e) = location::prepare(&self.experience_file) {
             applied.errors.push(Error::Store(e));
-            return;
-        }
-        if crate::experience::store::is_server_url(path) {
-            return;
-        }
-        if let Some(folder) = path.parent().filter(|d| !d.as_os_str().is_empty())
-            && !folder.is_dir()
-        {
-            applied
-                .errors
-                .push(Error::Store(crate::experience::Error::Database {
-                    path: path.clone(),
-                    detail: format!("its folder '{}' does not exist", folder.display()),
-                }));
         }
     }
 
