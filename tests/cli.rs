@@ -185,6 +185,37 @@ fn sts_scores_a_small_suite() {
         assert!(!ok);
         assert!(err.contains("deepred: engine"), "{err}");
     }
+    // An engine that dies at every `go`: after 5 positions in a row the run stops, and the
+    // score of unanswered positions is not given as the engine's (exit 1).
+    #[cfg(unix)]
+    {
+        let crasher = dir.join("crasher.sh");
+        std::fs::write(
+            &crasher,
+            "#!/bin/sh\nwhile read l; do case \"$l\" in uci) echo uciok;; isready) echo readyok;; go*) exit 1;; esac; done\n",
+        )
+        .unwrap();
+        let mut perm = std::fs::metadata(&crasher).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&crasher, perm).unwrap();
+        let line = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#;";
+        let many: String = (0..8).map(|i| format!("{line} id \"c.{i}\";\n")).collect();
+        let suite = dir.join("many.epd");
+        std::fs::write(&suite, many).unwrap();
+        let args = [
+            "sts",
+            suite.to_str().unwrap(),
+            "--engine",
+            crasher.to_str().unwrap(),
+        ];
+        let (ok, out, err) = deepred(&args);
+        assert!(!ok, "{out}");
+        assert!(
+            out.contains("5 positions failed in a row: the run stopped"),
+            "{out}"
+        );
+        assert!(err.contains("8 of 8 positions got no answer"), "{err}");
+    }
     // An option the engine refuses is an error, not a suite run at the defaults.
     for option in ["Hash=abc", "NoSuchOption=1"] {
         let (ok, out, err) = deepred(&["sts", epd.to_str().unwrap(), "--option", option]);

@@ -47,6 +47,14 @@ pub fn sts(a: StsArgs) -> ExitCode {
     match suite::run(&positions, &opts) {
         Ok(r) => {
             print!("{}", suite::format_report(&r, &opts));
+            // A score with unanswered positions counted as 0 is not the engine's score.
+            if r.unanswered > 0 {
+                return fail(format!(
+                    "{} of {} positions got no answer from the engine: the score above is not its score",
+                    r.unanswered,
+                    positions.len()
+                ));
+            }
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

@@ -159,6 +159,8 @@ pub struct StsReport {
     pub points: u32,
     pub max: u32,
     pub errors: Vec<String>,
+    /// Positions without an answer (the engine failed them twice, or the run stopped).
+    pub unanswered: usize,
 }
 
 impl StsReport {
@@ -208,6 +210,10 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
     let got = Mutex::new(vec![None::<u32>; positions.len()]);
     let errors = Mutex::new(Vec::new());
     let points_so_far = std::sync::atomic::AtomicU32::new(0);
+    // An engine that fails this many positions in a row (each tried twice) will fail the
+    // rest: the run stops rather than wait out every position's timeout.
+    const FAILED_IN_A_ROW: usize = 5;
+    let failed_in_a_row = AtomicUsize::new(0);
     let concurrency = opts.concurrency.max(1);
     let mut engines = vec![Some(first)];
     for _ in 1..concurrency {
@@ -216,10 +222,13 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
     std::thread::scope(|s| {
         for slot in engines.iter_mut() {
             let mut engine = slot.take();
-            let (next, got, errors, bar, points_so_far) =
-                (&next, &got, &errors, &bar, &points_so_far);
+            let (next, got, errors, bar, points_so_far, failed_in_a_row) =
+                (&next, &got, &errors, &bar, &points_so_far, &failed_in_a_row);
             s.spawn(move || {
                 loop {
+                    if failed_in_a_row.load(Ordering::SeqCst) >= FAILED_IN_A_ROW {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     if i >= positions.len() {
                         break;
@@ -255,6 +264,17 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
                                 engine = None; // restart it for the next try
                             }
                         }
+                    }
+                    if answer.is_some() {
+                        failed_in_a_row.store(0, Ordering::SeqCst);
+                    } else if failed_in_a_row.fetch_add(1, Ordering::SeqCst) + 1 == FAILED_IN_A_ROW
+                    {
+                        errors
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(format!(
+                                "{FAILED_IN_A_ROW} positions failed in a row: the run stopped"
+                            ));
                     }
                     let pts = answer.map(|mv| {
                         p.moves
@@ -296,6 +316,7 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
         t.positions += 1;
     }
     let points = themes.iter().map(|t| t.points).sum();
+    let unanswered = got.iter().filter(|p| p.is_none()).count();
     let max = themes.iter().map(|t| t.max).sum();
     Ok(StsReport {
         engine: engine_name,
@@ -303,6 +324,7 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
         points,
         max,
         errors: errors.into_inner().unwrap_or_else(|e| e.into_inner()),
+        unanswered,
     })
 }
 
