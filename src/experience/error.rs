@@ -134,8 +134,39 @@ impl Error {
             Error::DiskFull { path, detail }
         } else if detail.contains("disk I/O error") {
             Error::WriteFailed { path, detail }
+        } else if detail.contains("database is locked") {
+            let detail = format!(
+                "{detail}: another process held its write lock for the {} s this one waited (an import, a merge, a vacuum?); try again when it is done",
+                super::store::BUSY_TIMEOUT.as_secs()
+            );
+            Error::Database { path, detail }
         } else {
             Error::Database { path, detail }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store another process keeps locked says why and what to do, not only SQLite's words.
+    #[test]
+    fn a_locked_store_says_who_holds_it() {
+        let a = std::env::temp_dir().join(format!("deepred-lock-{}.sqlite", std::process::id()));
+        let first = rusqlite::Connection::open(&a).unwrap();
+        first
+            .execute_batch("CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1);")
+            .unwrap();
+        let second = rusqlite::Connection::open(&a).unwrap();
+        second.busy_timeout(std::time::Duration::ZERO).unwrap();
+        let e = second.execute("INSERT INTO t VALUES (2)", []).unwrap_err();
+        let text = Error::sqlite(&a, e).to_string();
+        assert!(
+            text.contains("database is locked: another process held its write lock"),
+            "{text}"
+        );
+        drop((first, second));
+        let _ = std::fs::remove_file(&a);
     }
 }

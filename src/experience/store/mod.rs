@@ -198,7 +198,7 @@ fn table(mover: Color) -> &'static str {
 }
 
 /// How long a store waits for another process's lock before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Switches the store to WAL mode. On a file not yet in WAL mode SQLite does that by upgrading a
 /// read transaction to a write one, and answers `SQLITE_BUSY` at once (without its busy handler)
