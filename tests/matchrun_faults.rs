@@ -124,7 +124,10 @@ fn a_flag_against_a_bare_king_is_a_draw_and_odd_bytes_are_read() {
     let (o, out, err) = run_match(&[
         "--opponent",
         &sleeper,
+        // Only the sleeper's clock is short: a loaded machine cannot flag Deep Red.
         "--tc",
+        "10+0.1",
+        "--opponent-tc",
         "0.3+0",
         "--games",
         "2",
@@ -235,7 +238,8 @@ fn a_game_cut_short_in_the_pgn_is_played_again() {
 #[test]
 fn a_hung_engine_behind_a_wrapper_leaves_no_process_behind() {
     let dir = temp_dir("orphan");
-    let marker = format!("{}", 3_000 + std::process::id() % 1_000);
+    // A sleep of this process's id in seconds plus a fraction: no other run's.
+    let marker = format!("{}.{}", 1_000_000 + std::process::id(), 271_828);
     let hung = fake(
         &dir,
         "Hung",
@@ -246,12 +250,22 @@ fn a_hung_engine_behind_a_wrapper_leaves_no_process_behind() {
     let (o, out, err) = run_match(&["--opponent", &wrapper, "--movetime", "100", "--games", "1"]);
     assert!(o.status.success(), "{out}\n{err}");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let left: Vec<String> = std::fs::read_dir("/proc")
+    let left: Vec<(String, String)> = std::fs::read_dir("/proc")
         .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| c.contains(&format!("sleep {marker}")) || c.contains(&hung))
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let c = std::fs::read(e.path().join("cmdline")).ok()?;
+            let pid = e.file_name().to_string_lossy().into_owned();
+            Some((pid, String::from_utf8_lossy(&c).replace('\0', " ")))
+        })
+        .filter(|(_, c)| c.contains(&format!("sleep {marker}")) || c.contains(&hung))
         .collect();
+    // Whatever the outcome, nothing of this test outlives it.
+    for (pid, _) in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", pid])
+            .status();
+    }
     assert!(left.is_empty(), "left running: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -233,6 +233,11 @@ fn explores_the_five_games(s: &Server) {
         g["moves"],
         serde_json::json!(["e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7"])
     );
+    // Moves pasted bare, as the box's placeholder shows them: no tags, no result, no line end.
+    let (status, body) = s.post("/api/pgn", "1. e4 e5 2. Nf3");
+    assert_eq!(status, 200, "{body}");
+    let g: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(g["moves"], serde_json::json!(["e2e4", "e7e5", "g1f3"]));
 }
 
 /// Bad requests: a 4xx that says why, and the server goes on.

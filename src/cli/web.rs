@@ -22,8 +22,9 @@ pub struct WebArgs {
     /// Games a position needs before the book plays from it (`ExperienceMinGames`).
     #[arg(long, default_value_t = 10)]
     pub min_games: u32,
-    /// Megabytes of hash table for each game in the browser (at most 64 games at once).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    /// Megabytes of hash table for each game in the browser (at most 64 games at once: 64
+    /// times this must fit in memory).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub hash: u32,
     /// The explorer only: no games, no route that writes the store.
     #[arg(long)]

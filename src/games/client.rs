@@ -38,7 +38,8 @@ impl EngineProcess {
 
     /// [`Self::start`], the engine called `label` (its command line) until it gives its name.
     fn start_as(program: &str, args: &[&str], label: &str) -> Result<Self, Error> {
-        if std::path::Path::new(program).is_dir() {
+        // A path (not a name `Command` looks up in PATH) that is a folder.
+        if program.contains(std::path::MAIN_SEPARATOR) && std::path::Path::new(program).is_dir() {
             return Err(Error::Start {
                 program: label.to_string(),
                 source: std::io::Error::other("it is a folder, not a program"),
@@ -50,10 +51,6 @@ impl EngineProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        // A process group of its own: what the engine starts (a wrapper's engine, helper
-        // processes) is killed with it.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().map_err(|source| Error::Start {
             program: label.to_string(),
             source,
@@ -346,20 +343,66 @@ impl Drop for EngineProcess {
         let deadline = Instant::now() + Duration::from_millis(500);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
-                break;
+                return;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        // The engine's process group too: what it started may outlive it (an engine behind a
-        // shell line, hung in a search the shell waits for).
-        #[cfg(unix)]
-        {
-            let pid = rustix::process::Pid::from_child(&self.child);
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
+        // Still running: what it started goes too (an engine behind a shell line that did not
+        // `exec` it, hung in a search the shell waits for). The engine stays in our process
+        // group, so that Ctrl-C and a signal to the group still reach it when we cannot.
+        // The deepest first, and all before the engine: a process's id stays its own until
+        // its parent (alive until then) has waited for it.
+        let mut below = descendants(self.child.id());
+        below.reverse();
+        kill_all(&below);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The processes below `pid` (children, their children...), read from `/proc` (Linux; none
+/// elsewhere).
+fn descendants(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // (pid, parent pid) of every process: the fourth field of `/proc/PID/stat`, after the
+    // command name in parentheses (which may hold spaces and parentheses itself).
+    let parents: Vec<(u32, u32)> = dir
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let p: u32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let after = &stat[stat.rfind(')')? + 1..];
+            let ppid = after.split_whitespace().nth(1)?.parse().ok()?;
+            Some((p, ppid))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+fn kill_all(pids: &[u32]) {
+    #[cfg(unix)]
+    for &p in pids {
+        if let Some(pid) = rustix::process::Pid::from_raw(p as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pids;
 }
 
 #[cfg(test)]

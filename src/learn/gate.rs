@@ -372,9 +372,9 @@ pub fn loop_match(
     if let Some(why) = &report.stopped {
         // Not a result: a gate or a record of part of its games would be wrong.
         return Err(Error::Other(format!(
-            "the match stopped after {} games: {why}; run again to go on from {}",
-            report.tally.games(),
-            pgn.display()
+            "the match of {} stopped after {} games: {why}; run the loop again",
+            pgn.display(),
+            report.tally.games()
         )));
     }
     Ok(report)

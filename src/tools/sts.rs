@@ -214,6 +214,7 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
     // rest: the run stops rather than wait out every position's timeout.
     const FAILED_IN_A_ROW: usize = 5;
     let failed_in_a_row = AtomicUsize::new(0);
+    let stopped = std::sync::atomic::AtomicBool::new(false);
     let concurrency = opts.concurrency.max(1);
     let mut engines = vec![Some(first)];
     for _ in 1..concurrency {
@@ -222,11 +223,12 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
     std::thread::scope(|s| {
         for slot in engines.iter_mut() {
             let mut engine = slot.take();
-            let (next, got, errors, bar, points_so_far, failed_in_a_row) =
-                (&next, &got, &errors, &bar, &points_so_far, &failed_in_a_row);
+            let (next, got, errors, bar, points_so_far) =
+                (&next, &got, &errors, &bar, &points_so_far);
+            let (failed_in_a_row, stopped) = (&failed_in_a_row, &stopped);
             s.spawn(move || {
                 loop {
-                    if failed_in_a_row.load(Ordering::SeqCst) >= FAILED_IN_A_ROW {
+                    if stopped.load(Ordering::SeqCst) {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -267,7 +269,8 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
                     }
                     if answer.is_some() {
                         failed_in_a_row.store(0, Ordering::SeqCst);
-                    } else if failed_in_a_row.fetch_add(1, Ordering::SeqCst) + 1 == FAILED_IN_A_ROW
+                    } else if failed_in_a_row.fetch_add(1, Ordering::SeqCst) + 1 >= FAILED_IN_A_ROW
+                        && !stopped.swap(true, Ordering::SeqCst)
                     {
                         errors
                             .lock()

@@ -299,7 +299,9 @@ struct PgnGame {
 async fn pgn_route(
     body: Result<String, axum::extract::rejection::StringRejection>,
 ) -> Result<Json<PgnGame>, Error> {
-    let body = body.map_err(|e| Error::rejected(e.status(), e.body_text()))?;
+    let mut body = body.map_err(|e| Error::rejected(e.status(), e.body_text()))?;
+    // Pasted text is whole, result or not (`1. e4 e5 2. Nf3`): not a file cut short.
+    body.push('\n');
     let games = crate::chess::pgn::read_games(body.as_bytes());
     let game = match games.into_iter().next() {
         None => return Err(Error::BadRequest("PGN: no game in the text".into())),

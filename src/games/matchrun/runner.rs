@@ -274,10 +274,6 @@ pub fn run(
         Some(p) => Some(Store::open(p)?),
         None => None,
     };
-    let pgn_file = match &opts.pgn {
-        Some(p) => Some(Mutex::new(open_pgn(p)?)),
-        None => None,
-    };
     let mut order: Vec<usize> = (0..opts.openings.len().max(1)).collect();
     order.shuffle(&mut StdRng::seed_from_u64(opts.seed));
     let (resumed, resume_warnings) = match (&opts.pgn, opts.resume) {
@@ -288,6 +284,11 @@ pub fn run(
             (engine_name.as_str(), opponent_name.as_str()),
         )?,
         _ => (Vec::new(), Vec::new()),
+    };
+    // Opened once the resume check has accepted the file (a refused one is left as it was).
+    let pgn_file = match &opts.pgn {
+        Some(p) => Some(Mutex::new(open_pgn(p)?)),
+        None => None,
     };
     let done: HashSet<usize> = resumed.iter().map(|g| g.round).collect();
     let state = Match {
@@ -495,10 +496,14 @@ impl Match<'_> {
             ],
         );
         let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
-        f.write_all(text.as_bytes())
-            .and_then(|_| f.flush())
-            .err()
-            .map(|e| format!("cannot write the PGN of game {}: {e}", g.round))
+        let before = f.metadata().map(|m| m.len());
+        let e = f.write_all(text.as_bytes()).and_then(|_| f.flush()).err()?;
+        // No part of a game stays in the file: a fragment would merge with the next game
+        // a resumed match appends.
+        if let Ok(len) = before {
+            let _ = f.set_len(len);
+        }
+        Some(format!("cannot write the PGN of game {}: {e}", g.round))
     }
 
     /// Learns a game decided on the board (or by adjudication) into the store: 1 if it was
