@@ -779,8 +779,30 @@ fn merge_refuses_shared_games_whose_moves_neither_store_kept() {
     remove(&b);
 }
 
+/// Each learned game (start and moves) with the evaluations kept of its moves.
+type Evals = HashMap<(String, Vec<String>), Vec<Option<(i16, u8)>>>;
+
+fn evals_of(db: &Path) -> Evals {
+    let store = Store::open_read_only(db).unwrap();
+    let mut out = HashMap::new();
+    for g in store.stored_games().unwrap() {
+        let Some(r) = deepred::experience::store::record_of(store.path(), &g).unwrap() else {
+            continue;
+        };
+        let fen = shakmaty::fen::Fen::from_position(&r.start, EnPassantMode::Legal).to_string();
+        let moves = r.moves.iter().map(|m| m.to_string()).collect();
+        let evals = r
+            .evals
+            .iter()
+            .map(|e| e.map(|e| (e.score, e.depth)))
+            .collect();
+        out.insert((fen, moves), evals);
+    }
+    out
+}
+
 /// `export --pgn` writes the learned games; importing them into a new store gives the same
-/// store.
+/// store, evaluations included.
 fn pgn_export_round_trip(db: &Path) {
     let s = |p: &Path| p.to_str().unwrap().to_string();
     // Master games, engine games from FEN starts (sf15 self-play from book positions) and
@@ -804,6 +826,13 @@ fn pgn_export_round_trip(db: &Path) {
     ok(&["import", "--db", &s(&again), &s(&pgn)]);
     assert_eq!(consistent(&again), n);
     assert_eq!(store_counts(&again), store_counts(db));
+    // The engines' evaluations of the moves come back too (written as `{+0.35/12}`).
+    let (before, after) = (evals_of(db), evals_of(&again));
+    assert!(
+        before.values().flatten().filter(|e| e.is_some()).count() > 1000,
+        "the test games carry evaluations"
+    );
+    assert_eq!(after, before);
     remove(&dir);
     remove(&again);
     remove(db);

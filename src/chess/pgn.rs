@@ -433,6 +433,18 @@ pub fn write_pgn(
     result: Option<GameResult>,
     tags: &[(&str, String)],
 ) -> String {
+    write_pgn_annotated(start, moves, result, tags, &[])
+}
+
+/// [`write_pgn`] with a comment after each move that has one in `comments` (by ply; shorter is
+/// fine), e.g. the `{+0.35/12}` of an engine's score.
+pub fn write_pgn_annotated(
+    start: &Chess,
+    moves: &[Move],
+    result: Option<GameResult>,
+    tags: &[(&str, String)],
+    comments: &[Option<String>],
+) -> String {
     use shakmaty::san::SanPlus;
     let result_text = result.map_or("*", GameResult::as_pgn);
     let mut out = String::new();
@@ -473,6 +485,9 @@ pub fn write_pgn(
             token.push_str(&format!("{}... ", pos.fullmoves()));
         }
         token.push_str(&SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+        if let Some(Some(c)) = comments.get(i) {
+            token.push_str(&format!(" {{{c}}}"));
+        }
         if line.len() + token.len() + 1 > 79 {
             out.push_str(line.trim_end());
             out.push('\n');
