@@ -521,9 +521,16 @@ fn a_full_disk_is_a_clear_error_and_loses_nothing() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
-    // Whole games only, and some of them made it before the disk filled.
+    // Whole games only, and some of them made it before the disk filled: the error says how
+    // many.
     let learned = consistent(&db);
     assert!(learned > 0, "no batch landed before the limit");
+    assert!(
+        err.contains(&format!(
+            "the import stopped there: {learned} games were learned before it"
+        )),
+        "{err}"
+    );
     // With room again, the import completes exactly.
     let reference = temp_db("full-reference");
     assert!(import(reference.as_path(), pgn.as_path()).status.success());

@@ -9,6 +9,15 @@ use super::store::SCHEMA_VERSION;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// An import that failed part-way: the batches before the failing one are in the store.
+    #[error(
+        "{source}; the import stopped there: {learned} games were learned before it ({known} already known), and the batch that failed was rolled back whole (import the same files again to go on)"
+    )]
+    ImportStopped {
+        learned: usize,
+        known: usize,
+        source: Box<Error>,
+    },
     #[error(
         "experience store '{}' is not a Deep Red experience database or is corrupt ({detail})",
         path.display()

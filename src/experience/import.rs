@@ -135,7 +135,13 @@ pub fn import(
         let writer = s.spawn(|| -> Result<(usize, usize, usize), Error> {
             let (mut learned, mut known, mut rows) = (0, 0, 0);
             for games in rx {
-                for o in store.learn(&games)? {
+                // A batch that fails (a full disk) is rolled back whole; what came before stays.
+                let done = store.learn(&games).map_err(|e| Error::ImportStopped {
+                    learned,
+                    known,
+                    source: Box::new(e),
+                })?;
+                for o in done {
                     match o {
                         Learned::New { rows: r } => {
                             learned += 1;
