@@ -135,6 +135,41 @@ fn the_default_evaluator_is_the_embedded_learned_net() {
     }
 }
 
+/// A promoted net in the data folder that cannot be read (an empty file, a killed copy): said
+/// at the first `go`, and the embedded net plays, not pst.
+#[test]
+fn a_broken_promoted_net_gives_way_to_the_embedded_one_and_is_said() {
+    let exe = copied_binary();
+    let cwd = fresh("broken");
+    let home = fresh("broken-home");
+    std::fs::create_dir_all(home.join("nets")).unwrap();
+    std::fs::write(home.join("nets/learned-gen99.safetensors"), b"").unwrap();
+    let out = converse(
+        &exe,
+        &cwd,
+        &home,
+        "uci
+position startpos
+go depth 3
+isready
+quit
+",
+    );
+    let error = out
+        .lines()
+        .find(|l| l.starts_with("info string error: "))
+        .unwrap_or_else(|| panic!("the broken net was not said:\n{out}"));
+    assert!(error.contains("learned-gen99.safetensors"), "{error}");
+    assert!(error.contains("uses its embedded net instead"), "{error}");
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("info string Evaluator learned: learned (768->")
+                && l.contains("embedded (generation ")
+        ),
+        "{out}"
+    );
+}
+
 #[test]
 fn an_eval_file_overrides_the_embedded_net_and_a_bad_one_is_a_clear_error() {
     let dir = fresh("evalfile");
@@ -157,6 +192,17 @@ fn an_eval_file_overrides_the_embedded_net_and_a_bad_one_is_a_clear_error() {
     e.send("setoption name EvalFile value auto");
     let l = e.until(SECS(10), |l| l.starts_with("info string Evaluator learned"));
     assert!(l.last().unwrap().contains("embedded"), "{l:?}");
+    // A file that is not a regular file: a FIFO would block the engine forever.
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo.safetensors");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            e.send(&format!("setoption name EvalFile value {}", fifo.display()));
+            let l = e.until(SECS(10), |l| l.contains("error"));
+            assert!(l.last().unwrap().contains("not a regular file"), "{l:?}");
+        }
+    }
     e.send("setoption name Evaluator value nonsense");
     let l = e.until(SECS(10), |l| l.contains("error"));
     assert!(

@@ -231,6 +231,11 @@ pub fn build(kind: EvalKind, ctx: &EvalContext) -> Result<Evaluator, Error> {
     let source = kind
         .net()
         .map_or(NetSource::Embedded, |k| net_source(k, ctx));
+    build_from(kind, source, ctx)
+}
+
+/// The evaluator `kind` with its net from `source`.
+fn build_from(kind: EvalKind, source: NetSource, ctx: &EvalContext) -> Result<Evaluator, Error> {
     #[cfg(feature = "torch")]
     if let NetSource::File(path) = &source
         && torchscript::is_torchscript(path)
@@ -291,9 +296,26 @@ pub fn experience_evaluator(ctx: &EvalContext) -> Result<Arc<experience::Experie
 }
 
 /// The evaluator a search runs with unless told otherwise: [`EvalKind::DEFAULT`] with its
-/// embedded net (pst only if that net could not be read, which the tests rule out).
+/// automatic net (the newest promoted one, else the embedded one). A promoted net that cannot
+/// be read gives way to the embedded one, and [`default_net_problem`] says why (pst only if the
+/// embedded net could not be read either, which the tests rule out).
 pub fn default_evaluator() -> Evaluator {
-    build(EvalKind::DEFAULT, &EvalContext::default()).unwrap_or_else(|_| pst_evaluator())
+    let ctx = EvalContext::default();
+    build(EvalKind::DEFAULT, &ctx).unwrap_or_else(|e| {
+        let _ = DEFAULT_NET_PROBLEM.set(format!(
+            "{e}; Evaluator {} uses its embedded net instead",
+            EvalKind::DEFAULT
+        ));
+        build_from(EvalKind::DEFAULT, NetSource::Embedded, &ctx).unwrap_or_else(|_| pst_evaluator())
+    })
+}
+
+static DEFAULT_NET_PROBLEM: OnceLock<String> = OnceLock::new();
+
+/// Why the default evaluator could not use the net it should have (a promoted net that cannot
+/// be read), if that happened in this process: to be told to the user.
+pub fn default_net_problem() -> Option<&'static str> {
+    DEFAULT_NET_PROBLEM.get().map(String::as_str)
 }
 
 /// The hand-written evaluator (pst).

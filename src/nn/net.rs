@@ -64,6 +64,9 @@ pub struct NetFile {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
 }
 
+/// The largest net file read (1 GiB: the widest learned net, 4096 hidden, is about 25 MB).
+const MAX_NET_BYTES: u64 = 1 << 30;
+
 impl NetFile {
     /// The net of `kind` from `source`.
     pub fn open(kind: Kind, source: &NetSource) -> Result<NetFile, Error> {
@@ -95,7 +98,20 @@ impl NetFile {
     /// Reads `path` and checks the metadata (`format`, `kind`, `features`). With `expect`, a
     /// net of another kind is refused.
     pub fn load(path: &Path, expect: Option<Kind>) -> Result<NetFile, Error> {
-        let bytes = std::fs::read(path).map_err(|e| Error::net(path, Problem::Read(e)))?;
+        let read = |e| Error::net(path, Problem::Read(e));
+        // Only a regular file of a net's size: a FIFO would block the engine, /dev/zero fill
+        // its memory.
+        let meta = std::fs::metadata(path).map_err(read)?;
+        if !meta.is_file() {
+            return Err(read(std::io::Error::other("not a regular file")));
+        }
+        if meta.len() > MAX_NET_BYTES {
+            return Err(read(std::io::Error::other(format!(
+                "{} bytes, more than any net ({MAX_NET_BYTES} at most)",
+                meta.len()
+            ))));
+        }
+        let bytes = std::fs::read(path).map_err(read)?;
         Self::parse(&bytes, path, expect).map_err(|p| Error::net(path, p))
     }
 

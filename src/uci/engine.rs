@@ -400,6 +400,9 @@ impl Engine {
             let _ = h.join();
         }
         if !self.announced {
+            if let Some(problem) = crate::eval::default_net_problem() {
+                info_string(&format!("error: {problem}"));
+            }
             info_string(&self.player.eval.line());
             self.announced = true;
         }
