@@ -637,6 +637,27 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     .unwrap();
     let err = ValueNet::load(&bad).err().unwrap().to_string();
     assert!(err.contains("beyond"), "{err}");
+    let meta = || {
+        std::collections::HashMap::from([
+            ("format".to_string(), "deepred-nn".to_string()),
+            ("kind".to_string(), "learned".to_string()),
+        ])
+    };
+    // Each weight within its bound, but one hidden unit's bias and 32 pieces' weights would
+    // wrap its i16 accumulator (5.0 * 32 * 255 > 32,767): refused, naming the unit.
+    let mut wide = ValueParams::random(16, 1);
+    for f in 0..768 {
+        wide.ft_w[f * 16 + 3] = 5.0;
+    }
+    wide.save(&bad, meta()).unwrap();
+    let err = ValueNet::load(&bad).err().unwrap().to_string();
+    assert!(err.contains("hidden unit 3"), "{err}");
+    // An output bias of thousands of pawns.
+    let mut biased = ValueParams::random(16, 1);
+    biased.out_b = 1000.0;
+    biased.save(&bad, meta()).unwrap();
+    let err = ValueNet::load(&bad).err().unwrap().to_string();
+    assert!(err.contains("'out.bias'"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -332,7 +332,7 @@ pub struct KernelBenchArgs {
 #[derive(clap::Args)]
 pub struct ValueTrainArgs {
     /// Hidden units of each view's accumulator.
-    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=2048))]
     pub hidden: usize,
     #[arg(long, default_value_t = 30, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub epochs: usize,

@@ -71,7 +71,8 @@ impl DeepPink {
         let cp_scale = match f.meta.get("cp_scale") {
             None => 100.0,
             Some(s) => match s.trim().parse::<f32>() {
-                Ok(v) if v.is_finite() => v,
+                // A positive scale of a sane size: a negative one turns every evaluation over.
+                Ok(v) if v.is_finite() && v > 0.0 && v <= 100_000.0 => v,
                 _ => {
                     return Err(Error::net(&f.path, Problem::CpScale(s.clone())));
                 }

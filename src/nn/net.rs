@@ -64,6 +64,18 @@ pub struct NetFile {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
 }
 
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so that a net file
+/// is never left half written (a full disk, a kill): the file there before stays whole until
+/// the new one is.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("safetensors.tmp");
+    let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// The largest net file read (1 GiB: the widest learned net, 4096 hidden, is about 25 MB).
 const MAX_NET_BYTES: u64 = 1 << 30;
 
@@ -307,5 +319,27 @@ impl NetFile {
         } else {
             format!("{origin} ({})", facts.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write that fails leaves the file that was there whole (it used to be cut short).
+    #[test]
+    fn a_failed_write_keeps_the_old_net() {
+        let dir = std::env::temp_dir().join(format!("deepred-net-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let net = dir.join("x.safetensors");
+        write_replacing(&net, b"old net").unwrap();
+        write_replacing(&net, b"new net").unwrap();
+        assert_eq!(std::fs::read(&net).unwrap(), b"new net");
+        // The temporary file cannot be made (a folder has its name): the write fails.
+        std::fs::create_dir(dir.join("x.safetensors.tmp")).unwrap();
+        assert!(write_replacing(&net, b"a net cut short").is_err());
+        assert_eq!(std::fs::read(&net).unwrap(), b"new net");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -28,6 +28,8 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// Centipawns of an output of 1.0.
 pub const SCALE: i32 = 400;
+/// The widest hidden layer the AVX2 kernel sums without overflow (see [`screlu_dot_avx2`]).
+pub const MAX_HIDDEN: usize = 2048;
 
 #[derive(Debug)]
 pub struct ValueNet {
@@ -72,6 +74,35 @@ impl ValueNet {
         };
         big("ft.weight", w, 64.0)?;
         big("ft.bias", b, 64.0)?;
+        big("out.bias", ob, 64.0)?;
+        if hidden > MAX_HIDDEN {
+            return Err(Error::net(
+                &f.path,
+                Problem::Range {
+                    name: format!("ft (hidden size {hidden}, at most {MAX_HIDDEN})"),
+                    limit: MAX_HIDDEN as f32,
+                },
+            ));
+        }
+        // A hidden unit's accumulator is its bias plus the weights of at most 32 pieces, in
+        // i16 after quantisation by QA: its largest possible size must fit.
+        let mut column = vec![0f32; DEEPPINK_INPUTS];
+        for h in 0..hidden {
+            for (i, c) in column.iter_mut().enumerate() {
+                *c = w[h * DEEPPINK_INPUTS + i].abs();
+            }
+            column.select_nth_unstable_by(31, |a, b| b.total_cmp(a));
+            let most = b[h].abs() + column[..32].iter().sum::<f32>();
+            if most * QA as f32 > 32_767.0 {
+                return Err(Error::net(
+                    &f.path,
+                    Problem::Range {
+                        name: format!("ft (hidden unit {h}: bias and 32 pieces' weights)"),
+                        limit: 32_767.0 / QA as f32,
+                    },
+                ));
+            }
+        }
         // `w` is [hidden, 768] (PyTorch layout): transpose to feature-major.
         let mut ft_w = vec![0i16; DEEPPINK_INPUTS * hidden];
         for h in 0..hidden {
@@ -171,7 +202,8 @@ pub fn screlu_dot_portable(v: &[i16], w: &[i16]) -> i64 {
 
 /// AVX2: `madd(c * w, c)` sums pairs of `c * w * c` into i32 lanes (each product is at most
 /// 255 * 127 * 255, a pair 16.5 million; a lane sums `hidden / 16` pairs: 2.1 billion is
-/// reached at 2,048 hidden units, far above the nets here, and the lanes are summed in i64).
+/// reached at 2,048 hidden units, [`MAX_HIDDEN`], which loading enforces; the lanes are summed in
+/// i64).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn screlu_dot_avx2(v: &[i16], w: &[i16]) -> i64 {

@@ -70,14 +70,10 @@ pub fn calibrate(net: &Path, dataset: &Path, samples: usize) -> Result<String, E
     ))
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it and a rename, so that a net file
-/// is never left half written (`nn calibrate` rewrites the shipped nets in place).
+/// [`crate::nn::net::write_replacing`], its error as training's.
 pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = path.with_extension("safetensors.tmp");
-    std::fs::write(&tmp, bytes)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        })
+    crate::nn::net::write_replacing(path, bytes).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }

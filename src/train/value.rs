@@ -247,10 +247,7 @@ impl ValueParams {
             ("out.bias".to_string(), vec![1], vec![self.out_b]),
         ];
         let bytes = crate::nn::random::serialize(&tensors, meta)?;
-        std::fs::write(path, bytes).map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        })
+        super::calibrate::write_replacing(path, &bytes)
     }
 }
 
