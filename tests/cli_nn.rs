@@ -175,6 +175,7 @@ fn neural_commands_fail_cleanly() {
             "--eval-file",
             "/nonexistent/x.safetensors",
         ],
+        vec!["eval", "--eval-file", "/nonexistent/x.safetensors"],
         vec![
             "nn",
             "accuracy",

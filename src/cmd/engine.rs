@@ -64,6 +64,12 @@ pub fn eval(a: EvalArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    // A net asked for by name must be one: the report would only say "unavailable".
+    if let Some(f) = &a.eval_file
+        && let Err(e) = deepred::nn::net::NetFile::load(f, None)
+    {
+        return fail(e);
+    }
     let ctx = eval::EvalContext {
         experience_file: a.db,
         eval_file: a.eval_file,
