@@ -182,6 +182,12 @@ fn a_table_corrupt_behind_its_header_fails_the_probe_with_its_name() {
     let pos = parse_fen("8/8/8/4k3/8/2p5/8/4K2R w - - 0 1", false).unwrap();
     let e = tb.probe_wdl(&pos).unwrap_err().to_string();
     assert!(e.contains("KRvKP.rtbw"), "{e}");
+    // The good tables first, the corrupt copy after: the first folder's table is used, as
+    // Stockfish does (the later copy used to replace it).
+    let both = format!("{}{PATH_SEPARATOR}{}", data().display(), dir.display());
+    let tb = Tablebases::load(&both).tables.unwrap();
+    assert!(tb.probe_wdl(&pos).is_ok());
+    assert_eq!((tb.wdl_tables(), tb.dtz_tables()), (14, 7));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

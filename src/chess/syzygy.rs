@@ -117,9 +117,9 @@ fn check_file(path: &Path, kind: Kind) -> Result<(), String> {
 }
 
 impl Tablebases {
-    /// Finds the tables of the directories of `list` (see [`split_paths`]). A directory that
-    /// cannot be listed, or a table file that cannot be used, is an error in the answer and
-    /// is left out; the other tables are used.
+    /// Finds the tables of the directories of `list` (see [`split_paths`]); a table in two
+    /// folders is the first folder's. A directory that cannot be listed, or a table file that
+    /// cannot be used, is an error in the answer and is left out; the other tables are used.
     pub fn load(list: &str) -> Loaded {
         let mut tb = Tablebase::new();
         let mut files = HashMap::new();
@@ -145,6 +145,11 @@ impl Tablebases {
                 let Some(kind) = table_kind(name) else {
                     continue;
                 };
+                // A table found again in a later folder: the first folder's is used (as
+                // Stockfish does), not replaced.
+                if files.contains_key(name) {
+                    continue;
+                }
                 let checked = check_file(&path, kind)
                     .and_then(|()| tb.add_file(&path).map_err(|e| e.to_string()));
                 match checked {
