@@ -168,7 +168,17 @@ impl EvalChoice {
             .pending
             .or_else(|| self.kind.net().is_some().then_some(self.kind));
         let Some(kind) = target else {
-            // Used when a neural evaluator is chosen.
+            // Used when a neural evaluator is chosen; a file that is no net is said now, not
+            // then (and the automatic net stays).
+            if let Some(f) = &file
+                && !is_torchscript(f)
+                && let Err(e) = crate::nn::net::NetFile::load(f, None)
+            {
+                return Err(Error::EvalFileKept {
+                    source: e.into(),
+                    current: self.kind,
+                });
+            }
             self.file = file;
             return Ok((Vec::new(), false));
         };
@@ -252,5 +262,18 @@ impl EvalChoice {
             Some(d) => format!("Evaluator {}: {d}", self.kind),
             None => format!("Evaluator {}", self.kind),
         }
+    }
+}
+
+/// Whether `path` is a TorchScript module (read by a build with the `torch` feature only).
+fn is_torchscript(path: &std::path::Path) -> bool {
+    #[cfg(feature = "torch")]
+    {
+        eval::torchscript::is_torchscript(path)
+    }
+    #[cfg(not(feature = "torch"))]
+    {
+        let _ = path;
+        false
     }
 }
