@@ -406,6 +406,16 @@ pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
 /// Appends PGN `text` to the file at `path` (made if missing), after a blank line when the file
 /// does not end with a line end: games are never glued to what is there, nor written over it.
 pub fn append_pgn(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = open_for_append(path)?;
+    f.write_all(text.as_bytes())?;
+    f.flush()
+}
+
+/// Opens the PGN file at `path` (made if missing) for games to be appended, after a blank line
+/// when it does not end with a line end (its last game cut short, say): the next game starts on
+/// a line of its own.
+pub fn open_for_append(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     use std::io::{Seek, SeekFrom, Write};
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -421,8 +431,7 @@ pub fn append_pgn(path: &std::path::Path, text: &str) -> std::io::Result<()> {
             f.write_all(b"\n\n")?;
         }
     }
-    f.write_all(text.as_bytes())?;
-    f.flush()
+    Ok(f)
 }
 
 /// Writes one game as PGN (SAN moves, seven-tag roster plus `extra` tags; a `FEN`/`SetUp` pair

@@ -221,32 +221,12 @@ fn play_game(
     }
 }
 
-/// Opens the PGN the games are appended to. A file whose last game was cut short (a match
-/// killed while writing it) gets a blank line first, so that the next game starts on a line of
-/// its own.
+/// Opens the PGN the games are appended to (see [`crate::chess::pgn::open_for_append`]).
 fn open_pgn(path: &std::path::Path) -> Result<std::fs::File, Error> {
-    use std::io::{Read, Seek, SeekFrom};
-    let open = |source| Error::Open {
+    crate::chess::pgn::open_for_append(path).map_err(|source| Error::Open {
         path: path.to_path_buf(),
         source,
-    };
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(open)?;
-    let len = f.metadata().map_err(open)?.len();
-    if len > 0 {
-        let mut last = [0u8; 1];
-        f.seek(SeekFrom::Start(len - 1))
-            .and_then(|_| f.read_exact(&mut last))
-            .map_err(open)?;
-        if last[0] != b'\n' {
-            f.write_all(b"\n\n").map_err(open)?;
-        }
-    }
-    Ok(f)
+    })
 }
 
 /// Plays the match. `progress` is called after each game with the report so far.
