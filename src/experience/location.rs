@@ -45,14 +45,21 @@ pub fn default_store() -> PathBuf {
     }
 }
 
+/// Whether `location` names a PostgreSQL server (`postgresql://...` or `postgres://...`)
+/// rather than an SQLite file.
+pub fn is_server_url(location: &Path) -> bool {
+    location
+        .to_str()
+        .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
+}
+
 /// Creates the data folder when `path` lies in it and it is missing (before a store is created
-/// there). Other folders are the user's to make.
+/// there). Other folders are the user's to make: a missing one is an error that names the store.
 pub fn prepare(path: &Path) -> Result<(), Error> {
     let Some(parent) = path.parent() else {
         return Ok(());
     };
-    let uri =
-        path.to_str().is_some_and(|p| p.starts_with("file:")) || super::store::is_server_url(path);
+    let uri = path.to_str().is_some_and(|p| p.starts_with("file:")) || is_server_url(path);
     let Some(dir) = data_dir() else {
         return missing_folder(path, parent, uri);
     };

@@ -47,6 +47,7 @@ mod read;
 mod tx;
 mod write;
 
+pub use super::location::is_server_url;
 pub use memory::GameSearches;
 pub use merge::{Merged, record_of};
 pub use nets::StoredNet;
@@ -134,14 +135,6 @@ pub fn describe(path: &Path) -> String {
         );
     }
     format!("experience store '{shown}'")
-}
-
-/// Whether `location` names a PostgreSQL server (`postgresql://...` or `postgres://...`)
-/// rather than an SQLite file.
-pub fn is_server_url(location: &Path) -> bool {
-    location
-        .to_str()
-        .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
 }
 
 /// The DDL of a moves table (version 2).
