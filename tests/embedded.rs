@@ -203,12 +203,21 @@ fn an_eval_file_overrides_the_embedded_net_and_a_bad_one_is_a_clear_error() {
             assert!(l.last().unwrap().contains("not a regular file"), "{l:?}");
         }
     }
-    // With an evaluator without a net (pst), a file that is no net is said at once, and the
-    // automatic net stays for when a neural evaluator comes back.
+    // With an evaluator without a net (pst), a file that is no net is said at once; a neural
+    // evaluator then refuses it, and takes its automatic net again after `EvalFile auto`.
     e.send("setoption name Evaluator value pst");
     e.send(&format!("setoption name EvalFile value {}", bad.display()));
+    let l = e.until(SECS(10), |l| l.contains("warning"));
+    assert!(
+        l.last()
+            .unwrap()
+            .contains("a neural Evaluator will refuse it"),
+        "{l:?}"
+    );
+    e.send("setoption name Evaluator value learned");
     let l = e.until(SECS(10), |l| l.contains("error"));
     assert!(l.last().unwrap().contains("Evaluator stays pst"), "{l:?}");
+    e.send("setoption name EvalFile value auto");
     e.send("setoption name Evaluator value learned");
     let l = e.until(SECS(10), |l| l.starts_with("info string Evaluator learned"));
     assert!(l.last().unwrap().contains("embedded"), "{l:?}");

@@ -168,19 +168,17 @@ impl EvalChoice {
             .pending
             .or_else(|| self.kind.net().is_some().then_some(self.kind));
         let Some(kind) = target else {
-            // Used when a neural evaluator is chosen; a file that is no net is said now, not
-            // then (and the automatic net stays).
-            if let Some(f) = &file
-                && !is_torchscript(f)
-                && let Err(e) = crate::nn::net::NetFile::load(f, None)
-            {
-                return Err(Error::EvalFileKept {
-                    source: e.into(),
-                    current: self.kind,
+            // Used when a neural evaluator is chosen (which refuses a file that is no net, and
+            // stays as it is); a file that is no net is said now already.
+            let note = file
+                .as_ref()
+                .filter(|f| !is_torchscript(f))
+                .and_then(|f| crate::nn::net::NetFile::load(f, None).err())
+                .map(|e| {
+                    format!("warning: EvalFile is no net ({e}): a neural Evaluator will refuse it")
                 });
-            }
             self.file = file;
-            return Ok((Vec::new(), false));
+            return Ok((note.into_iter().collect(), false));
         };
         let mut ctx = self.context(store);
         ctx.eval_file = file.clone();
