@@ -454,6 +454,16 @@ fn bad_store_files_are_clear_errors() {
         !out.status.success() && err.contains("it is a folder"),
         "{err}"
     );
+    // Nor is a folder or a device a store to learn into: SQLite would take `/dev/null` and
+    // learn every game into nothing.
+    for (not_a_store, what) in [(folder.as_str(), "a folder"), ("/dev/null", "a device")] {
+        let out = deepred(&["import", "--db", not_a_store, tcec.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(&format!("it is {what}")),
+            "{err}"
+        );
+    }
     // A mistyped store for prune or vacuum is an error, not a new empty store; a bad merge
     // source leaves no new --into behind.
     let typo = db.with_file_name("typo.sqlite");

@@ -468,6 +468,10 @@ fn learning_into_a_store_that_cannot_be_made_is_an_error_at_once() {
             .contains("'/nonexistent-folder/x.sqlite': its folder does not exist"),
         "{l:?}"
     );
+    // A device is no store either: games learned into /dev/null would be lost.
+    e.send("setoption name ExperienceFile value /dev/null");
+    let l = e.until(SECS(5), |l| l.contains("it is a device"));
+    assert!(l.last().unwrap().starts_with("info string"), "{l:?}");
     e.isready();
     assert_protocol_clean(&e.log);
     e.quit();

@@ -55,6 +55,11 @@ pub enum Error {
         path.display()
     )]
     NoFolder { path: PathBuf },
+    #[error(
+        "cannot use '{}' as a store: it is {what}, not a file (name a file: --db, ExperienceFile)",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, what: &'static str },
     /// An SQLite file without any table: new, or its first import was stopped before the
     /// first batch committed. Importing into it makes it a store.
     #[error(

@@ -60,6 +60,7 @@ pub fn prepare(path: &Path) -> Result<(), Error> {
         return Ok(());
     };
     let uri = path.to_str().is_some_and(|p| p.starts_with("file:")) || is_server_url(path);
+    not_a_file(path, uri)?;
     let Some(dir) = data_dir() else {
         return missing_folder(path, parent, uri);
     };
@@ -70,6 +71,22 @@ pub fn prepare(path: &Path) -> Result<(), Error> {
         })?;
     }
     missing_folder(path, parent, uri)
+}
+
+/// A store path that exists but is no regular file: a folder, or a device such as `/dev/null`,
+/// where SQLite would "write" every game into nothing (and make `/dev/null-wal` beside it).
+fn not_a_file(path: &Path, uri: bool) -> Result<(), Error> {
+    match std::fs::metadata(path) {
+        Ok(m) if !uri && !m.is_file() => Err(Error::NotAFile {
+            path: path.to_path_buf(),
+            what: if m.is_dir() {
+                "a folder"
+            } else {
+                "a device, pipe or socket"
+            },
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// A store in a folder that does not exist (other than the data folder, made above) is an
