@@ -227,8 +227,24 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     // A progress record whose files are missing or shorter than it counts (left from another
     // run): refused, and no file is padded, cut or created.
     let (d, d_pgn) = (dir.join("d.bin"), dir.join("d.pgn"));
-    std::fs::copy(dir.join("b.bin.progress"), dir.join("d.bin.progress")).unwrap();
+    let b_progress = std::fs::read_to_string(dir.join("b.bin.progress")).unwrap();
+    std::fs::write(dir.join("d.bin.progress"), &b_progress).unwrap();
     std::fs::write(&d_pgn, "PRECIOUS").unwrap();
+    // The record names b.pgn: another --pgn is another run, and its file is not cut to b's
+    // length.
+    let o = datagen_output(&d, 4, 1, &["--pgn", d_pgn.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("other settings"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&d_pgn).unwrap(), "PRECIOUS");
+    // The same record naming d.pgn: the files are what is checked.
+    std::fs::write(
+        dir.join("d.bin.progress"),
+        b_progress.replace("b.pgn", "d.pgn"),
+    )
+    .unwrap();
     let o = datagen_output(&d, 4, 1, &["--pgn", d_pgn.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not this run's output"));
@@ -244,6 +260,48 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert!(!o.status.success() && err.contains("d.pgn"), "{err}");
     assert_eq!(std::fs::read_to_string(&d_pgn).unwrap(), "PRECIOUS");
     assert_eq!(std::fs::read(&d).unwrap(), whole);
+    // --pgn naming the positions file or its progress record: refused, nothing written.
+    let e = dir.join("e.bin");
+    for pgn in [e.clone(), dir.join("e.bin.progress")] {
+        let o = datagen_output(&e, 1, 1, &["--pgn", pgn.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("choose another --pgn"),
+            "{err}"
+        );
+        assert!(!e.exists() && !dir.join("e.bin.progress").exists());
+    }
+    // A run killed before it recorded anything leaves an empty --out at most: a new run
+    // starts there (it used to be refused as "not a datagen output" for ever).
+    std::fs::write(&e, b"").unwrap();
+    datagen_with(&e, 2, 1, &[]);
+    assert_eq!(
+        std::fs::read(&e).unwrap(),
+        std::fs::read(&b).unwrap()[..std::fs::metadata(&e).unwrap().len() as usize]
+    );
+    // Another book of as many openings is another run.
+    let book = common::data("books/noob_3moves_200.epd");
+    let mut lines: Vec<_> = std::fs::read_to_string(&book)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.reverse();
+    let reversed = dir.join("reversed.epd");
+    std::fs::write(&reversed, lines.join("\n")).unwrap();
+    let o = common::command()
+        .args(["datagen", "--games", "3", "--nodes", "1500", "--seed", "5"])
+        .args(["--evaluator", "pst", "--threads", "1", "--book"])
+        .arg(&reversed)
+        .arg("--out")
+        .arg(&e)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("other settings"),
+        "{err}"
+    );
     // Deep Pink's triplets from it: the move played against a random other move.
     let o = common::command()
         .args(["dataset", "deeppink", "--pgn"])

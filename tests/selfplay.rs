@@ -221,3 +221,63 @@ fn tree_plies_limits_the_counts_to_the_first_plies() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--pgn` gets each game as it finishes, not all of them at the end: a run stopped part-way
+/// (Ctrl-C, a kill, a store that failed) keeps in its PGN every game it learned.
+#[test]
+fn a_stopped_run_keeps_its_finished_games_in_the_pgn() {
+    let dir = temp_dir("stopped");
+    let (db, pgn) = (dir.join("s.sqlite"), dir.join("s.pgn"));
+    let book = common::data("books/noob_3moves_200.epd");
+    let mut child = common::command()
+        .args([
+            "selfplay",
+            "--games",
+            "1000",
+            "--nodes",
+            "300",
+            "--concurrency",
+            "1",
+        ])
+        .arg("--book")
+        .arg(&book)
+        .arg("--db")
+        .arg(&db)
+        .arg("--pgn")
+        .arg(&pgn)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let games_in_pgn = || {
+        std::fs::read(&pgn).map_or(0, |t| {
+            read_games(&t[..]).into_iter().filter(|g| g.is_ok()).count()
+        })
+    };
+    while games_in_pgn() < 2 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its PGN held 2 games"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no game in the PGN after 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read(&pgn).unwrap();
+    let games: Vec<_> = read_games(&text[..]).into_iter().collect();
+    assert!(games.len() >= 2);
+    // Whole games only, each one the store learned.
+    assert!(games.iter().all(|g| g.is_ok()), "{games:?}");
+    let learned = Store::open_read_only(&db).unwrap().game_count().unwrap();
+    assert!(
+        learned as usize >= games.len(),
+        "{learned} learned, {} in the PGN",
+        games.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -586,6 +586,13 @@ fn searchmoves_and_nodes_limit() {
         lines.iter().all(|l| field(l, "depth") != Some("2")),
         "{lines:?}"
     );
+    // A depth past i32 (2^32 - 1, as a GUI asking for "no limit" may send) is the deepest
+    // search, not depth 1: it goes on until stopped.
+    e.send("go depth 4294967295");
+    e.until(SECS(30), |l| field(l, "depth") == Some("5"));
+    e.send("stop");
+    let (best, _) = e.bestmove(SECS(30));
+    assert_legal(&Chess::default(), &best_of(&best));
     e.quit();
 }
 

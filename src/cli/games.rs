@@ -163,7 +163,7 @@ pub struct SelfplayArgs {
     pub max_plies: usize,
     /// Random legal moves after the opening, before the game starts (variety; the game is
     /// learned from the position they reach).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1000))]
     pub random_plies: usize,
     /// Learn the win/draw/loss counts of each game's first N plies only (the store grows by
     /// the game, not by a row per position).
@@ -225,7 +225,7 @@ pub struct DatagenArgs {
     #[arg(long)]
     pub book: Option<std::path::PathBuf>,
     /// Random legal moves after the opening (variety).
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 6, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1000))]
     pub random_plies: usize,
     /// Positions of the first plies of a game are not written.
     #[arg(long, default_value_t = 8)]

@@ -48,7 +48,7 @@ pub struct LearnArgs {
     #[arg(long)]
     pub book: Option<std::path::PathBuf>,
     /// Random legal moves after the opening, before a game starts.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 6, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1000))]
     pub random_plies: usize,
     /// A self-play game this long is drawn.
     #[arg(long, default_value_t = 400)]

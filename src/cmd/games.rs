@@ -81,6 +81,7 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         store: (!no_learn).then_some(db),
         random_plies,
         tree_plies,
+        pgn,
         ..selfplay::SelfplayOptions::new(deepred::eval::pst_evaluator(), None)
     };
     let bar = indicatif::ProgressBar::new(games as u64);
@@ -89,12 +90,6 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     bar.finish_and_clear();
-    // Appended, as `play` and `match` do: a file of earlier games keeps them.
-    if let Some(p) = pgn
-        && let Err(e) = deepred::chess::pgn::append_pgn(&p, &r.pgn)
-    {
-        return fail(format!("cannot write '{}': {e}", p.display()));
-    }
     println!(
         "{} games: {} won by White, {} by Black, {} drawn; {} plies; {} learned",
         games, r.white_wins, r.black_wins, r.draws, r.plies, r.learned
@@ -354,7 +349,7 @@ pub fn cores() -> usize {
 
 /// `deepred datagen`: positions from self-play at fixed nodes, resumable, with a progress bar.
 pub fn datagen(a: DatagenArgs) -> ExitCode {
-    use deepred::games::datagen::{DatagenOptions, run};
+    use deepred::games::datagen::{DatagenOptions, fingerprint, run};
     use deepred::games::selfplay::load_openings;
     let ctx = deepred::eval::EvalContext {
         eval_file: a.eval_file.clone(),
@@ -371,9 +366,22 @@ pub fn datagen(a: DatagenArgs) -> ExitCode {
         },
         None => Vec::new(),
     };
+    // The net by its contents too (one replaced under the same name is another run), and the
+    // embedded one by its generation.
     let evaluator_text = match &a.eval_file {
-        Some(f) => format!("{} {}", a.evaluator, f.display()),
-        None => a.evaluator.to_string(),
+        Some(f) => match std::fs::read(f) {
+            Ok(bytes) => format!(
+                "{} {} {:016x}",
+                a.evaluator,
+                f.display(),
+                fingerprint(&bytes)
+            ),
+            Err(e) => return fail(format!("'{}': {e}", f.display())),
+        },
+        None => match evaluator.description() {
+            Some(d) => format!("{} {d}", a.evaluator),
+            None => a.evaluator.to_string(),
+        },
     };
     let opts = DatagenOptions {
         games: a.games,

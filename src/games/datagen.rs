@@ -171,10 +171,28 @@ fn play(opts: &DatagenOptions, index: usize) -> (Vec<ChessBoard>, String) {
     (boards, pgn)
 }
 
-/// The settings a resumed run must share with the run it continues.
+/// The settings a resumed run must share with the run it continues: the openings by their
+/// positions (another book of as many lines is another run), the PGN file by its name (a
+/// resume cuts that file back to the run's length: another file must not be cut).
 fn settings(opts: &DatagenOptions) -> String {
+    let book = opts
+        .openings
+        .iter()
+        .fold(opts.openings.len() as u64, |h, p| {
+            h.rotate_left(7) ^ hash_of(p)
+        });
+    let pgn = opts
+        .pgn
+        .as_ref()
+        .map(|p| {
+            format!(
+                " pgn {}",
+                std::path::absolute(p).unwrap_or(p.clone()).display()
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "seed {} nodes {} random_plies {} skip_plies {} max_plies {} openings {} evaluator {}",
+        "seed {} nodes {} random_plies {} skip_plies {} max_plies {} openings {} {book:016x} evaluator {}{pgn}",
         opts.seed,
         opts.nodes,
         opts.random_plies,
@@ -182,7 +200,52 @@ fn settings(opts: &DatagenOptions) -> String {
         opts.max_plies,
         opts.openings.len(),
         opts.evaluator_text
-    ) + if opts.pgn.is_some() { " pgn" } else { "" }
+    )
+}
+
+/// A file's contents as 64 bits (FNV-1a), for the settings of a run that reads it (a net
+/// replaced under the same name is another run).
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Records the progress: a new file renamed over the old one, so that a run killed while
+/// writing it leaves the old record, never an empty one.
+fn write_progress(
+    opts: &DatagenOptions,
+    games: usize,
+    bytes: u64,
+    pgn_bytes: u64,
+) -> Result<(), Error> {
+    let path = progress_path(&opts.out);
+    let mut tmp = path.clone().into_os_string();
+    tmp.push(".tmp");
+    let io = io_error(&path);
+    std::fs::write(
+        &tmp,
+        format!("{}\n{games}\n{bytes}\n{pgn_bytes}\n", settings(opts)),
+    )
+    .map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)
+}
+
+/// `--pgn` naming `--out` or its progress file would write games over the records.
+fn check_paths(opts: &DatagenOptions) -> Result<(), Error> {
+    let Some(pgn) = &opts.pgn else { return Ok(()) };
+    let same = |a: &Path, b: &Path| {
+        std::path::absolute(a).ok() == std::path::absolute(b).ok()
+            || std::fs::canonicalize(a)
+                .is_ok_and(|c| std::fs::canonicalize(b).is_ok_and(|d| c == d))
+    };
+    if same(pgn, &opts.out) || same(pgn, &progress_path(&opts.out)) {
+        return Err(Error::Datagen(format!(
+            "--pgn '{}' is the positions file or its progress file; choose another --pgn",
+            pgn.display()
+        )));
+    }
+    Ok(())
 }
 
 /// `<out>.progress`: settings, games done, bytes and positions written.
@@ -197,7 +260,8 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
     let p = progress_path(out);
     let text = match std::fs::read_to_string(&p) {
         Ok(t) => t,
-        Err(_) if !out.exists() => {
+        // A run killed before it recorded anything left an empty file at most.
+        Err(_) if std::fs::metadata(out).map_or(true, |m| m.is_file() && m.len() == 0) => {
             // A fresh run: never write over a PGN file that holds something.
             if let Some(pgn) = &opts.pgn
                 && std::fs::metadata(pgn).is_ok_and(|m| m.len() > 0)
@@ -220,6 +284,12 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
     };
     let mut lines = text.lines();
     let found = lines.next().unwrap_or_default();
+    if found.is_empty() {
+        return Err(Error::Datagen(format!(
+            "'{}' is empty or corrupt",
+            p.display()
+        )));
+    }
     if found != settings(opts) {
         return Err(Error::Datagen(format!(
             "'{}' was generated with other settings ({found}); resume with those or choose another --out",
@@ -246,6 +316,7 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
         let len = std::fs::metadata(path).map_or(None, |m| Some(m.len()));
         match len {
             Some(len) if len >= want => Ok(()),
+            None if want == 0 => Ok(()), // killed before the file was made
             _ => Err(Error::Datagen(format!(
                 "'{}' holds {} bytes where '{}' counts {want}: not this run's output; \
                  put back the run's files to resume it, or start a new run with another --out",
@@ -275,7 +346,10 @@ pub fn run(
     mut progress: impl FnMut(usize, u64) + Send,
 ) -> Result<DatagenReport, Error> {
     let t0 = std::time::Instant::now();
+    check_paths(opts)?;
     let (done, bytes, pgn_bytes) = read_progress(&opts.out, opts)?;
+    // Recorded before the files are made or cut: a run killed at any moment resumes.
+    write_progress(opts, done, bytes, pgn_bytes)?;
     let io = io_error(&opts.out);
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -355,11 +429,7 @@ pub fn run(
                 report.new_games += 1;
                 report.positions += boards.len() as u64;
                 report.new_positions += boards.len() as u64;
-                std::fs::write(
-                    progress_path(&opts.out),
-                    format!("{}\n{expect}\n{bytes}\n{pgn_bytes}\n", settings(opts)),
-                )
-                .map_err(io)?;
+                write_progress(opts, expect, bytes, pgn_bytes)?;
                 progress(report.games, report.positions);
             }
         }

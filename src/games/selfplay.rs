@@ -62,6 +62,9 @@ pub struct SelfplayOptions {
     pub player: String,
     /// The win/draw/loss counts of a game's first this many plies only (`None`: all).
     pub tree_plies: Option<usize>,
+    /// Each finished game is appended to this PGN file at once (a run stopped part-way keeps
+    /// the games it finished).
+    pub pgn: Option<PathBuf>,
 }
 
 impl SelfplayOptions {
@@ -87,6 +90,7 @@ impl SelfplayOptions {
             source: crate::experience::source::SELFPLAY.to_string(),
             player: crate::player::ENGINE_NAME.to_string(),
             tree_plies: None,
+            pgn: None,
         }
     }
 }
@@ -183,6 +187,19 @@ fn choose_explore(pos: &Chess, store: Option<&Store>, rng: &mut StdRng) -> Move 
 
 /// Plays one game from `start` with `player` (its evaluator; with `Learning` in `settings`,
 /// its search memory and root bias, what each search finds kept for [`Player::learn_game`]).
+/// A node limit `n` varied at random by up to `jitter` percent (at least 1 node).
+fn jittered(n: u64, jitter: u32, rng: &mut StdRng) -> u64 {
+    let jitter = u128::from(jitter.min(100));
+    if jitter == 0 {
+        return n;
+    }
+    // In u128, saturating: `n * 190` wraps in u64 for limits near u64::MAX, and an upper bound
+    // below the lower one panics.
+    let part = |pct: u128| (u128::from(n) * pct / 100).min(u128::from(u64::MAX)) as u64;
+    rng.random_range(part(100 - jitter)..=part(100 + jitter))
+        .max(1)
+}
+
 /// Returns the record (result by the rules, or a draw at `max_plies`), each searched move with
 /// its search's evaluation.
 pub fn play_game(
@@ -215,15 +232,7 @@ pub fn play_game(
         } else if opts.explore {
             (choose_explore(&pos, explore_store, rng), None)
         } else {
-            let jitter = u64::from(opts.nodes_jitter.min(100));
-            let nodes = opts.nodes.map(|n| {
-                if jitter == 0 {
-                    n
-                } else {
-                    rng.random_range(n * (100 - jitter) / 100..=n * (100 + jitter) / 100)
-                        .max(1)
-                }
-            });
+            let nodes = opts.nodes.map(|n| jittered(n, opts.nodes_jitter, rng));
             let limits = Limits {
                 nodes,
                 depth: opts.depth,
@@ -272,7 +281,6 @@ pub struct SelfplayReport {
     /// Games new to the store (a game identical to a known one counts once).
     pub learned: usize,
     pub plies: usize,
-    pub pgn: String,
 }
 
 /// Plays `opts.games` games (`opts.concurrency` at a time) and learns each finished game at once.
@@ -284,8 +292,21 @@ pub fn run(
         // Create the store (and check it) before playing.
         Store::open(p)?;
     }
+    let pgn = match &opts.pgn {
+        Some(path) => match crate::chess::pgn::open_for_append(path) {
+            Ok(f) => Some((f, path.clone())),
+            Err(source) => {
+                return Err(Error::Open {
+                    path: path.clone(),
+                    source,
+                });
+            }
+        },
+        None => None,
+    };
     let shared = Workers {
         next: AtomicUsize::new(0),
+        pgn: Mutex::new(pgn),
         report: Mutex::new(SelfplayReport::default()),
         error: Mutex::new(None),
         progress: Mutex::new(&mut progress),
@@ -309,6 +330,8 @@ pub fn run(
 /// the progress callback.
 struct Workers<'a, F: FnMut(usize) + Send> {
     next: AtomicUsize,
+    /// The PGN file each finished game is appended to, whole, one game at a time.
+    pgn: Mutex<Option<(std::fs::File, PathBuf)>>,
     report: Mutex<SelfplayReport>,
     error: Mutex<Option<Error>>,
     progress: Mutex<&'a mut F>,
@@ -383,7 +406,23 @@ impl<F: FnMut(usize) + Send> Workers<'_, F> {
         }
         r.learned += usize::from(learned);
         r.plies += game.moves.len();
-        r.pgn.push_str(pgn);
+        drop(r);
+        let mut file = self.pgn.lock().unwrap_or_else(|p| p.into_inner());
+        // A game written in part (a full disk) is cut back out: the file holds whole games.
+        if let Some((f, path)) = file.as_mut()
+            && let Err(e) = f.metadata().and_then(|m| {
+                std::io::Write::write_all(f, pgn.as_bytes())
+                    .or_else(|e| f.set_len(m.len()).and(Err(e)))
+            })
+        {
+            let e = Error::PgnWrite(format!("cannot write '{}': {e}", path.display()));
+            self.error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+        }
+        drop(file);
+        let r = self.report.lock().unwrap_or_else(|p| p.into_inner());
         let done = r.white_wins + r.black_wins + r.draws;
         drop(r);
         (self.progress.lock().unwrap_or_else(|p| p.into_inner()))(done);
@@ -439,4 +478,25 @@ pub fn versus_random(
         });
     }
     tally
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jittered_limits_stay_within_their_share_even_near_the_top() {
+        let mut rng = StdRng::seed_from_u64(1);
+        for _ in 0..1000 {
+            let n = jittered(1000, 10, &mut rng);
+            assert!((900..=1100).contains(&n), "{n}");
+        }
+        assert_eq!(jittered(1000, 0, &mut rng), 1000);
+        assert!(jittered(1, 90, &mut rng) >= 1);
+        // 2e17 * 190 wrapped in u64 and the range panicked.
+        for n in [200_000_000_000_000_000, u64::MAX] {
+            let j = jittered(n, 90, &mut rng);
+            assert!(j >= n / 100 * 10, "{n}: {j}");
+        }
+    }
 }

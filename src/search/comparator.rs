@@ -576,7 +576,7 @@ pub fn search(
     s.keys.push(root_hash);
     let white = root.turn() == Color::White;
     let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 10, |d| {
-        (d as i32).clamp(1, MAX_PLY as i32 - 10)
+        d.clamp(1, MAX_PLY as u32 - 10) as i32
     });
     let mut order = root_moves;
     let mut result = SearchResult {

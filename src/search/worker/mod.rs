@@ -244,7 +244,7 @@ impl<'a> Worker<'a> {
             1
         };
         let max_depth = params.limits.depth.map_or(MAX_PLY as i32 - 4, |d| {
-            (d as i32).clamp(1, MAX_PLY as i32 - 4)
+            d.clamp(1, MAX_PLY as u32 - 4) as i32
         });
         let mut result = SearchResult {
             best: root_moves.first().copied(),
