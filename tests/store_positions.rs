@@ -133,6 +133,21 @@ fn annotated_games_keep_their_evaluations(db: &Path) {
         "1",
     ]);
     assert_eq!(read_file(&out).unwrap().len(), 2);
+    // A window past i64 is every game (it was a negative offset, and no game at all).
+    ok(&[
+        "experience",
+        "export",
+        "--db",
+        db_s,
+        "--bullet",
+        out_s,
+        "--skip-plies",
+        "0",
+        "--other-evals",
+        "--window",
+        "18446744073709551615",
+    ]);
+    assert_eq!(read_file(&out).unwrap().len(), KEPT);
     // A source weighed 0 is left out.
     ok(&[
         "experience",

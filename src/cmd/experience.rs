@@ -230,12 +230,23 @@ fn export(a: ExportArgs) -> ExitCode {
             "experience export: --window and --source-weight choose the positions of --bullet",
         );
     }
-    for out in [&a.polyglot, &a.epd, &a.pgn, &a.bullet]
+    let outs: Vec<_> = [&a.polyglot, &a.epd, &a.pgn, &a.bullet]
         .into_iter()
         .flatten()
-    {
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
         if let Err(e) = super::not_an_input(out, [a.db.as_path()]) {
             return fail(e);
+        }
+        // Two outputs in one file: the second would replace the first.
+        if outs[..i]
+            .iter()
+            .any(|o| std::path::absolute(o).ok() == std::path::absolute(out).ok())
+        {
+            return fail(format!(
+                "'{}' is named for two exports; give each its own file",
+                out.display()
+            ));
         }
     }
     let store = match Store::open_read_only(&a.db) {
@@ -339,17 +350,16 @@ pub fn store_positions(
 
 /// `export --bullet`: the store's training positions as bulletformat records; how many.
 fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Result<u64, String> {
-    use std::io::Write;
     let f = position_filter(a)?;
     let (boards, _) = deepred::experience::positions::training_boards(store, &f, |_| {})
         .map_err(|e| e.to_string())?;
     let werr = |e: std::io::Error| format!("cannot write '{}': {e}", out.display());
-    let mut w = std::io::BufWriter::new(std::fs::File::create(out).map_err(werr)?);
+    // Whole or not at all: a cut file is still whole records, and a trainer would take it.
+    let mut bytes = Vec::with_capacity(boards.len() * deepred::chess::bullet::RECORD);
     for b in &boards {
-        w.write_all(&deepred::chess::bullet::to_bytes(b))
-            .map_err(werr)?;
+        bytes.extend_from_slice(&deepred::chess::bullet::to_bytes(b));
     }
-    w.flush().map_err(werr)?;
+    deepred::nn::net::write_replacing(out, &bytes).map_err(werr)?;
     Ok(boards.len() as u64)
 }
 

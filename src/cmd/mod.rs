@@ -36,18 +36,31 @@ pub fn writable(path: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-/// An output that is one of the command's inputs (the same file by another name too) would be
-/// destroyed by writing it: refused before anything is read or written.
+/// An output that is one of the command's inputs (the same file by another name too: a link,
+/// a hard link) would be destroyed by writing it: refused before anything is read or written.
+/// An SQLite input's log files (`-wal`, `-shm`, `-journal`) count as the input.
 pub fn not_an_input<'a>(
     out: &std::path::Path,
     inputs: impl IntoIterator<Item = &'a std::path::Path>,
 ) -> Result<(), String> {
-    let Ok(target) = std::fs::canonicalize(out) else {
+    let Ok(target) = std::fs::metadata(out) else {
         return Ok(()); // a new file is nobody's input
+    };
+    let canonical = std::fs::canonicalize(out).ok();
+    let same = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| same_file(&m, &target))
+            || (canonical.is_some() && std::fs::canonicalize(p).ok() == canonical)
+    };
+    let sidecars = |i: &'a std::path::Path| {
+        ["", "-wal", "-shm", "-journal"].map(move |s| {
+            let mut p = i.as_os_str().to_owned();
+            p.push(s);
+            std::path::PathBuf::from(p)
+        })
     };
     if inputs
         .into_iter()
-        .any(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
+        .any(|i| sidecars(i).iter().any(|p| same(p)))
     {
         return Err(format!(
             "'{}' is also an input of this command: writing it would destroy it; choose another output",
@@ -55,6 +68,20 @@ pub fn not_an_input<'a>(
         ));
     }
     Ok(())
+}
+
+/// Whether two files' metadata are of one file (device and inode; where there are none, never).
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
 }
 
 /// The position of a `--fen` argument, the start position without one.

@@ -64,11 +64,13 @@ pub struct NetFile {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it and a rename, so that a net file
-/// is never left half written (a full disk, a kill): the file there before stays whole until
-/// the new one is.
+/// Writes `bytes` to `path` through a temporary file beside it (`<path>.tmp`) and a rename, so
+/// that the file (a net, a data set, a CSV of results) is never left half written (a full
+/// disk, a kill): the file there before stays whole until the new one is.
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("safetensors.tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
     let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);

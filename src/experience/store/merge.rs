@@ -141,6 +141,8 @@ impl Store {
 
     /// The id after which the latest `n` games lie (0: every game is among them).
     pub fn window_start(&self, n: u64) -> Result<i64, Error> {
+        // A window past i64 holds every game (as i64, 2^63 and more were negative offsets).
+        let n = n.min(i64::MAX as u64);
         let sql = "SELECT coalesce((SELECT id FROM games ORDER BY id DESC LIMIT 1 OFFSET ?1), 0)";
         let conn =
             sqlite_or!(self, pg => pg.count(&sql.replace("?1", &n.to_string())).map(|v| v as i64));
