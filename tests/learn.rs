@@ -247,6 +247,43 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
             .unwrap(),
         Some(1)
     );
+    // A promotion stopped between the store and the data folder, and a damaged copy in the
+    // work folder: the next run writes both again from the store's bytes.
+    let kept = Store::open_read_only(&db)
+        .unwrap()
+        .net(1)
+        .unwrap()
+        .unwrap()
+        .bytes;
+    let (installed, copy) = (
+        home.join("nets/learned-gen1.safetensors"),
+        work.join("nets/learned-gen1.safetensors"),
+    );
+    std::fs::remove_file(&installed).unwrap();
+    std::fs::write(&copy, &kept[..1000]).unwrap();
+    no_round();
+    assert_eq!(std::fs::read(&installed).unwrap(), kept);
+    assert_eq!(std::fs::read(&copy).unwrap(), kept);
+    // A generations.csv that cannot be read is an error, not an empty file to write over.
+    let mut csv = std::fs::read(work.join("generations.csv")).unwrap();
+    csv.extend_from_slice(b"\xff\n");
+    std::fs::write(work.join("generations.csv"), &csv).unwrap();
+    std::fs::remove_file(work.join("log.csv")).unwrap();
+    let out = learn(
+        &home,
+        db.to_str().unwrap(),
+        &work,
+        &from,
+        &["--rounds", "0"],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("cannot read"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(work.join("generations.csv")).unwrap(), csv);
 }
 
 /// Finished games in the PGN at `path` (0 if there is none).
@@ -407,6 +444,14 @@ fn bad_input_is_a_clear_error() {
             vec!["--reference", "nothing=/nonexistent/engine"],
             "--reference nothing",
         ),
+        // A reference's name is a file name and a CSV field: a '/' made every restart fail
+        // after the promotion, a ',' a row of 7 fields, 'pst' replaced pst's rows.
+        (vec!["--reference", "a/b=/bin/true"], "--reference 'a/b'"),
+        (vec!["--reference", "a,b=/bin/true"], "--reference 'a,b'"),
+        (vec!["--reference", "pst=/bin/true"], "--reference 'pst'"),
+        (vec!["--gate-games", "18446744073709551615"], "--gate-games"),
+        (vec!["--hidden", "8"], "8 is not in 16..=2048"),
+        (vec!["--val-fraction=-1"], "not a share from 0 to 0.5"),
     ] {
         let mut c = common::command();
         c.env("DEEPRED_HOME", &home).args([

@@ -76,7 +76,7 @@ pub struct LearnArgs {
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub gate_nodes: u64,
     /// The most games of a gate.
-    #[arg(long, default_value_t = 2_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    #[arg(long, default_value_t = 2_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
     pub gate_games: usize,
     /// The gate's clock when the candidate's net is another size than its parent's (a wider
     /// net is slower: fixed nodes would not see the cost), BASE+INC in seconds.
@@ -86,7 +86,7 @@ pub struct LearnArgs {
     #[arg(long, default_value = "0,10,0.05,0.05")]
     pub sprt: String,
     /// Games of each promoted generation against each reference (0: none).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1_000_000))]
     pub reference_games: usize,
     /// A UCI engine each generation is measured against besides pst, NAME=COMMAND
     /// (repeatable), e.g. sf=/usr/games/stockfish; it plays at the gate's nodes.

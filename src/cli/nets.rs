@@ -331,8 +331,8 @@ pub struct KernelBenchArgs {
 /// The learned value net's training settings, the same for `train-learned` and `learn`.
 #[derive(clap::Args)]
 pub struct ValueTrainArgs {
-    /// Hidden units of each view's accumulator.
-    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=2048))]
+    /// Hidden units of each view's accumulator (16 to 2048).
+    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(16..=2048))]
     pub hidden: usize,
     #[arg(long, default_value_t = 30, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub epochs: usize,
@@ -349,8 +349,8 @@ pub struct ValueTrainArgs {
     /// (BENCHMARKS.md, "A learned evaluation").
     #[arg(long, default_value_t = 0.0, value_parser = fraction_parser(true))]
     pub wdl: f32,
-    /// Share of the positions kept out to measure the loss on.
-    #[arg(long, default_value_t = 0.05)]
+    /// Share of the positions kept out to measure the loss on (0 to 0.5).
+    #[arg(long, default_value_t = 0.05, value_parser = val_share)]
     pub val_fraction: f64,
 }
 
@@ -371,5 +371,13 @@ fn fraction_parser(zero: bool) -> impl Fn(&str) -> Result<f32, String> + Clone {
                 if zero { "[" } else { "(" }
             ))
         }
+    }
+}
+
+/// A validation share: a number from 0 to 0.5 (more would train on less than it measures).
+fn val_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=0.5).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a share from 0 to 0.5")),
     }
 }

@@ -53,6 +53,20 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
     let sprt = Sprt::parse(&a.sprt).map_err(|e| format!("--sprt: {e}"))?;
     let mut references = vec![record::Reference::pst()];
     for (name, cmd) in parse_options(&a.references)? {
+        // The name becomes a file name (gates/genG-vs-NAME.pgn) and a CSV field, and must not
+        // take the place of another reference's rows.
+        let bad = name.is_empty()
+            || name.contains(['/', '\\', ',', '"', '\n'])
+            || name.starts_with('.')
+            || name.eq_ignore_ascii_case("pst")
+            || name.starts_with("generation")
+            || references.iter().any(|r| r.name == name);
+        if bad {
+            return Err(format!(
+                "--reference '{name}': the name must be new (not pst, not 'generation...', not twice), \
+                 not start with '.', and hold no '/', '\\', ',' or '\"'"
+            ));
+        }
         references.push(record::Reference {
             name,
             engine: EngineSpec {

@@ -180,8 +180,28 @@ pub fn train(
     let (path, gate_pgn, gate_result) = files(&opts.dir, parent.generation, attempt);
     let generation = parent.generation + 1;
     let t = &opts.train;
+    // A candidate file is this candidate only if it was trained with these settings (a run
+    // resumed with another --hidden, --lr or --window trains again).
+    let settings = format!(
+        "hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {}",
+        t.hidden,
+        t.epochs,
+        t.batch,
+        t.lr,
+        t.lr_decay,
+        t.wdl,
+        t.val_fraction,
+        t.fine_tune,
+        opts.window,
+        match t.trainer {
+            super::torch::Trainer::Cpu => "cpu",
+            super::torch::Trainer::Torch { .. } => "torch",
+        },
+        parent.generation,
+    );
     if let Ok(f) = NetFile::load(&path, Some(Kind::Learned))
         && f.meta.get("epochs") == Some(&t.epochs.to_string())
+        && f.meta.get("loop_settings") == Some(&settings)
     {
         status(&format!("train: candidate {} is trained", path.display()));
         return Ok(Candidate {
@@ -216,6 +236,7 @@ pub fn train(
             ),
         ),
         ("loop_attempt".to_string(), attempt.to_string()),
+        ("loop_settings".to_string(), settings),
     ];
     let init = t.fine_tune.then(|| parent.path.clone());
     if let Some(p) = &init {

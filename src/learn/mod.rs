@@ -160,14 +160,8 @@ pub fn current_net(store: &Store, dir: &Path, from: Option<&Path>) -> Result<Net
     let work = nets_work_dir(dir);
     std::fs::create_dir_all(&work).map_err(Error::io("cannot create", &work))?;
     if let Some(g) = store.latest_net_generation(Kind::Learned.name())? {
-        let path = crate::experience::location::promoted_file(&work, Kind::Learned.name(), g);
-        if !path.is_file() {
-            let net = store
-                .net(g)?
-                .ok_or_else(|| Error::Other(format!("net {g} vanished from the store")))?;
-            crate::experience::location::install_net(&work, Kind::Learned.name(), g, &net.bytes)
-                .map_err(Error::io("cannot write", &path))?;
-        }
+        // The store's bytes are the net: a copy missing or damaged is written again.
+        let path = install_from_store(store, &work, g)?;
         return Ok(Net {
             generation: g,
             path,
@@ -193,6 +187,21 @@ pub fn current_net(store: &Store, dir: &Path, from: Option<&Path>) -> Result<Net
         generation: g,
         path,
     })
+}
+
+/// Writes generation `g`'s net from the store into `dir` unless the file there already holds
+/// those bytes; its path.
+fn install_from_store(store: &Store, dir: &Path, g: i64) -> Result<PathBuf, Error> {
+    let kind = Kind::Learned.name();
+    let path = crate::experience::location::promoted_file(dir, kind, g);
+    let net = store
+        .net(g)?
+        .ok_or_else(|| Error::Other(format!("net {g} vanished from the store")))?;
+    if std::fs::read(&path).ok().as_deref() != Some(&net.bytes[..]) {
+        crate::experience::location::install_net(dir, kind, g, &net.bytes)
+            .map_err(Error::io("cannot install the net in", dir))?;
+    }
+    Ok(path)
 }
 
 /// Stops the loop between steps (set when a player fails); the step under way ends first.
@@ -285,6 +294,14 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
         let store = Store::open(&opts.store)?;
         let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
         preflight(opts, &net)?;
+        // A promotion stopped between the store and the data folder (a kill, a full disk)
+        // reaches the data folder now, where `EvalFile auto` looks.
+        if store
+            .latest_net_generation(Kind::Learned.name())?
+            .is_some_and(|g| g == net.generation)
+        {
+            install_from_store(&store, &opts.nets_dir, net.generation)?;
+        }
         record::catch_up(opts, &net, status)?;
     }
     loop {

@@ -38,7 +38,12 @@ const HEADER: &str = "generation,opponent,games,score_pct,elo,elo_95";
 /// the same generation and opponent (a round recorded again after a restart).
 fn add_row(dir: &Path, row: String) -> Result<(), Error> {
     let path = dir.join("generations.csv");
-    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    // A file that cannot be read is not taken for an empty one (its rows would be lost).
+    let old = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io("cannot read", &path)(e)),
+    };
     let key: Vec<&str> = row.split(',').take(2).collect();
     let mut lines: Vec<String> = old
         .lines()
@@ -52,7 +57,8 @@ fn add_row(dir: &Path, row: String) -> Result<(), Error> {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";
-    std::fs::write(&path, text).map_err(Error::io("cannot write", &path))
+    crate::nn::net::write_replacing(&path, text.as_bytes())
+        .map_err(Error::io("cannot write", &path))
 }
 
 fn row(generation: i64, opponent: &str, games: u32, score: f64, elo: f64, err: f64) -> String {
