@@ -454,45 +454,48 @@ fn bad_store_files_are_clear_errors() {
         !out.status.success() && err.contains("it is a folder"),
         "{err}"
     );
-    // An export over the store by another name (a hard link), over its log, or two exports
-    // in one file: refused, the store untouched.
-    let linked = db.with_file_name("linked.sqlite");
-    std::fs::hard_link(&db, &linked).unwrap();
-    let before = std::fs::read(&db).unwrap();
-    let wal = db.with_file_name(format!("{}-wal", db.file_name().unwrap().to_str().unwrap()));
-    std::fs::write(&wal, b"").unwrap();
-    let two = db.with_file_name("two.out");
-    for (args, want) in [
-        (vec!["--bullet", linked.to_str().unwrap()], "also an input"),
-        (vec!["--bullet", wal.to_str().unwrap()], "also an input"),
-        (
-            vec![
-                "--bullet",
-                two.to_str().unwrap(),
-                "--pgn",
-                two.to_str().unwrap(),
-            ],
-            "named for two exports",
-        ),
-    ] {
-        let out = deepred(
-            &[
-                &["experience", "export", "--db", db.to_str().unwrap()][..],
-                &args[..],
-            ]
-            .concat(),
-        );
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains(want),
-            "{args:?}: {err}"
-        );
+    #[cfg(unix)]
+    {
+        // An export over the store by another name (a hard link), over its log, or two exports
+        // in one file: refused, the store untouched.
+        let linked = db.with_file_name("linked.sqlite");
+        std::fs::hard_link(&db, &linked).unwrap();
+        let before = std::fs::read(&db).unwrap();
+        let wal = db.with_file_name(format!("{}-wal", db.file_name().unwrap().to_str().unwrap()));
+        // (no log there: SQLite would still take a file of that name for one)
+        let two = db.with_file_name("two.out");
+        for (args, want) in [
+            (vec!["--bullet", linked.to_str().unwrap()], "also an input"),
+            (vec!["--bullet", wal.to_str().unwrap()], "also an input"),
+            (
+                vec![
+                    "--bullet",
+                    two.to_str().unwrap(),
+                    "--pgn",
+                    two.to_str().unwrap(),
+                ],
+                "named for two exports",
+            ),
+        ] {
+            let out = deepred(
+                &[
+                    &["experience", "export", "--db", db.to_str().unwrap()][..],
+                    &args[..],
+                ]
+                .concat(),
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !out.status.success() && err.contains(want),
+                "{args:?}: {err}"
+            );
+        }
+        assert_eq!(std::fs::read(&db).unwrap(), before);
+        std::fs::remove_file(&linked).unwrap();
     }
-    assert_eq!(std::fs::read(&db).unwrap(), before);
-    std::fs::remove_file(&linked).unwrap();
-    std::fs::remove_file(&wal).unwrap();
     // Nor is a folder or a device a store to learn into: SQLite would take `/dev/null` and
     // learn every game into nothing.
+    #[cfg(unix)]
     for (not_a_store, what) in [(folder.as_str(), "a folder"), ("/dev/null", "a device")] {
         let out = deepred(&["import", "--db", not_a_store, tcec.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -260,6 +260,12 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert!(!o.status.success() && err.contains("d.pgn"), "{err}");
     assert_eq!(std::fs::read_to_string(&d_pgn).unwrap(), "PRECIOUS");
     assert_eq!(std::fs::read(&d).unwrap(), whole);
+    // A run that cannot open its --pgn records nothing: the run with the right --pgn starts.
+    let f = dir.join("f.bin");
+    let o = datagen_output(&f, 1, 1, &["--pgn", "/nonexistent/f.pgn"]);
+    assert!(!o.status.success());
+    assert!(!dir.join("f.bin.progress").exists());
+    datagen_with(&f, 1, 1, &["--pgn", dir.join("f.pgn").to_str().unwrap()]);
     // --pgn naming the positions file or its progress record: refused, nothing written.
     let e = dir.join("e.bin");
     for pgn in [e.clone(), dir.join("e.bin.progress")] {

@@ -239,10 +239,10 @@ fn export(a: ExportArgs) -> ExitCode {
             return fail(e);
         }
         // Two outputs in one file: the second would replace the first.
-        if outs[..i]
-            .iter()
-            .any(|o| std::path::absolute(o).ok() == std::path::absolute(out).ok())
-        {
+        if outs[..i].iter().any(|o| {
+            std::path::absolute(o).is_ok_and(|x| std::path::absolute(out).is_ok_and(|y| x == y))
+                || super::not_an_input(out, [o.as_path()]).is_err()
+        }) {
             return fail(format!(
                 "'{}' is named for two exports; give each its own file",
                 out.display()
@@ -353,13 +353,36 @@ fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Resu
     let f = position_filter(a)?;
     let (boards, _) = deepred::experience::positions::training_boards(store, &f, |_| {})
         .map_err(|e| e.to_string())?;
+    use std::io::Write;
     let werr = |e: std::io::Error| format!("cannot write '{}': {e}", out.display());
-    // Whole or not at all: a cut file is still whole records, and a trainer would take it.
-    let mut bytes = Vec::with_capacity(boards.len() * deepred::chess::bullet::RECORD);
-    for b in &boards {
-        bytes.extend_from_slice(&deepred::chess::bullet::to_bytes(b));
+    // Whole or not at all: a file cut by a full disk is still whole records, and a trainer
+    // would take it. So a regular file is written beside it and renamed over it; a pipe, a
+    // device or a link is written in place.
+    let in_place = std::fs::symlink_metadata(out).is_ok_and(|m| !m.is_file());
+    let mut tmp = out.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let target = if in_place {
+        out.to_path_buf()
+    } else {
+        tmp.into()
+    };
+    let written = std::fs::File::create(&target).and_then(|f| {
+        let mut w = std::io::BufWriter::new(f);
+        for b in &boards {
+            w.write_all(&deepred::chess::bullet::to_bytes(b))?;
+        }
+        w.flush()
+    });
+    let done = written.and_then(|_| match in_place {
+        true => Ok(()),
+        false => std::fs::rename(&target, out),
+    });
+    if let Err(e) = done {
+        if !in_place {
+            let _ = std::fs::remove_file(&target);
+        }
+        return Err(werr(e));
     }
-    deepred::nn::net::write_replacing(out, &bytes).map_err(werr)?;
     Ok(boards.len() as u64)
 }
 

@@ -30,6 +30,12 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
     if let Some(Err(e)) = pgn.as_deref().map(writable) {
         return fail(e);
     }
+    if let Some(Err(e)) = pgn
+        .as_deref()
+        .map(|p| super::not_an_input(p, [db.as_path()]))
+    {
+        return fail(e);
+    }
     let ev = match evaluator_arg(evaluator, &db) {
         Ok(e) => e,
         Err(e) => return fail(e),

@@ -38,18 +38,21 @@ pub fn writable(path: &std::path::Path) -> Result<(), String> {
 
 /// An output that is one of the command's inputs (the same file by another name too: a link,
 /// a hard link) would be destroyed by writing it: refused before anything is read or written.
-/// An SQLite input's log files (`-wal`, `-shm`, `-journal`) count as the input.
+/// An SQLite input's log files (`-wal`, `-shm`, `-journal`) count as the input, whether or not
+/// they exist yet (SQLite would take the output for its log).
 pub fn not_an_input<'a>(
     out: &std::path::Path,
     inputs: impl IntoIterator<Item = &'a std::path::Path>,
 ) -> Result<(), String> {
-    let Ok(target) = std::fs::metadata(out) else {
-        return Ok(()); // a new file is nobody's input
-    };
+    let target = std::fs::metadata(out).ok();
     let canonical = std::fs::canonicalize(out).ok();
+    let absolute = std::path::absolute(out).ok();
     let same = |p: &std::path::Path| {
-        std::fs::metadata(p).is_ok_and(|m| same_file(&m, &target))
+        target
+            .as_ref()
+            .is_some_and(|t| std::fs::metadata(p).is_ok_and(|m| same_file(&m, t)))
             || (canonical.is_some() && std::fs::canonicalize(p).ok() == canonical)
+            || (absolute.is_some() && std::path::absolute(p).ok() == absolute)
     };
     let sidecars = |i: &'a std::path::Path| {
         ["", "-wal", "-shm", "-journal"].map(move |s| {

@@ -149,7 +149,7 @@ fn play(opts: &DatagenOptions, index: usize) -> (Vec<ChessBoard>, String) {
         GameResult::Draw => 0.5,
     };
     let pgn = if opts.pgn.is_some() {
-        let player = format!("deepred {} {} nodes", opts.evaluator_text, opts.nodes);
+        let player = format!("deepred {} {} nodes", opts.evaluator.name(), opts.nodes);
         write_pgn(
             &start,
             &moves,
@@ -211,33 +211,28 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Records the progress: a new file renamed over the old one, so that a run killed while
-/// writing it leaves the old record, never an empty one.
+/// Records the progress (`settings`: the run's, computed once): a new file renamed over the
+/// old one, so that a run killed while writing it leaves the old record, never an empty one.
 fn write_progress(
-    opts: &DatagenOptions,
+    out: &Path,
+    settings: &str,
     games: usize,
     bytes: u64,
     pgn_bytes: u64,
 ) -> Result<(), Error> {
-    let path = progress_path(&opts.out);
-    let mut tmp = path.clone().into_os_string();
-    tmp.push(".tmp");
-    let io = io_error(&path);
-    std::fs::write(
-        &tmp,
-        format!("{}\n{games}\n{bytes}\n{pgn_bytes}\n", settings(opts)),
-    )
-    .map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)
+    let path = progress_path(out);
+    let text = format!("{settings}\n{games}\n{bytes}\n{pgn_bytes}\n");
+    crate::nn::net::write_replacing(&path, text.as_bytes()).map_err(io_error(&path))
 }
 
 /// `--pgn` naming `--out` or its progress file would write games over the records.
 fn check_paths(opts: &DatagenOptions) -> Result<(), Error> {
     let Some(pgn) = &opts.pgn else { return Ok(()) };
     let same = |a: &Path, b: &Path| {
-        std::path::absolute(a).ok() == std::path::absolute(b).ok()
-            || std::fs::canonicalize(a)
-                .is_ok_and(|c| std::fs::canonicalize(b).is_ok_and(|d| c == d))
+        let both = |f: fn(&Path) -> std::io::Result<PathBuf>| {
+            f(a).is_ok_and(|x| f(b).is_ok_and(|y| x == y))
+        };
+        both(|p| std::path::absolute(p)) || both(|p| std::fs::canonicalize(p))
     };
     if same(pgn, &opts.out) || same(pgn, &progress_path(&opts.out)) {
         return Err(Error::Datagen(format!(
@@ -256,7 +251,11 @@ fn progress_path(out: &Path) -> PathBuf {
 }
 
 /// Games done, bytes of `out` and bytes of the PGN file (0 without one) that they fill.
-fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64), Error> {
+fn read_progress(
+    out: &Path,
+    opts: &DatagenOptions,
+    settings: &str,
+) -> Result<(usize, u64, u64), Error> {
     let p = progress_path(out);
     let text = match std::fs::read_to_string(&p) {
         Ok(t) => t,
@@ -286,13 +285,19 @@ fn read_progress(out: &Path, opts: &DatagenOptions) -> Result<(usize, u64, u64),
     let found = lines.next().unwrap_or_default();
     if found.is_empty() {
         return Err(Error::Datagen(format!(
-            "'{}' is empty or corrupt",
+            "'{}' is empty or corrupt: the run cannot be resumed; start again with another --out (or remove both files)",
             p.display()
         )));
     }
-    if found != settings(opts) {
+    if found != settings {
+        // Records of Deep Red before 2026-11-27 name neither the book's positions nor the PGN.
+        let older = if found.split(' ').nth(12) == Some("evaluator") {
+            " (written by an older Deep Red, which did not record the book's positions: finish it with that version)"
+        } else {
+            ""
+        };
         return Err(Error::Datagen(format!(
-            "'{}' was generated with other settings ({found}); resume with those or choose another --out",
+            "'{}' was generated with other settings ({found}){older}; resume with those or choose another --out",
             out.display()
         )));
     }
@@ -347,9 +352,8 @@ pub fn run(
 ) -> Result<DatagenReport, Error> {
     let t0 = std::time::Instant::now();
     check_paths(opts)?;
-    let (done, bytes, pgn_bytes) = read_progress(&opts.out, opts)?;
-    // Recorded before the files are made or cut: a run killed at any moment resumes.
-    write_progress(opts, done, bytes, pgn_bytes)?;
+    let settings = settings(opts);
+    let (done, bytes, pgn_bytes) = read_progress(&opts.out, opts, &settings)?;
     let io = io_error(&opts.out);
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -378,6 +382,9 @@ pub fn run(
         }
         None => None,
     };
+    // Recorded once both files are made and cut (a run stopped before this left an empty
+    // --out at most, which is a new run): from here a kill at any moment resumes.
+    write_progress(&opts.out, &settings, done, bytes, pgn_bytes)?;
     let record = RECORD as u64;
     let mut report = DatagenReport {
         games: done,
@@ -429,7 +436,7 @@ pub fn run(
                 report.new_games += 1;
                 report.positions += boards.len() as u64;
                 report.new_positions += boards.len() as u64;
-                write_progress(opts, expect, bytes, pgn_bytes)?;
+                write_progress(&opts.out, &settings, expect, bytes, pgn_bytes)?;
                 progress(report.games, report.positions);
             }
         }

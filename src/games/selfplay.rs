@@ -185,8 +185,6 @@ fn choose_explore(pos: &Chess, store: Option<&Store>, rng: &mut StdRng) -> Move 
         .map_or_else(|| legal[rng.random_range(0..legal.len())], |b| b.mv)
 }
 
-/// Plays one game from `start` with `player` (its evaluator; with `Learning` in `settings`,
-/// its search memory and root bias, what each search finds kept for [`Player::learn_game`]).
 /// A node limit `n` varied at random by up to `jitter` percent (at least 1 node).
 fn jittered(n: u64, jitter: u32, rng: &mut StdRng) -> u64 {
     let jitter = u128::from(jitter.min(100));
@@ -200,6 +198,8 @@ fn jittered(n: u64, jitter: u32, rng: &mut StdRng) -> u64 {
         .max(1)
 }
 
+/// Plays one game from `start` with `player` (its evaluator; with `Learning` in `settings`,
+/// its search memory and root bias, what each search finds kept for [`Player::learn_game`]).
 /// Returns the record (result by the rules, or a draw at `max_plies`), each searched move with
 /// its search's evaluation.
 pub fn play_game(
@@ -411,8 +411,9 @@ impl<F: FnMut(usize) + Send> Workers<'_, F> {
         // A game written in part (a full disk) is cut back out: the file holds whole games.
         if let Some((f, path)) = file.as_mut()
             && let Err(e) = f.metadata().and_then(|m| {
-                std::io::Write::write_all(f, pgn.as_bytes())
-                    .or_else(|e| f.set_len(m.len()).and(Err(e)))
+                std::io::Write::write_all(f, pgn.as_bytes()).inspect_err(|_| {
+                    let _ = f.set_len(m.len());
+                })
             })
         {
             let e = Error::PgnWrite(format!("cannot write '{}': {e}", path.display()));

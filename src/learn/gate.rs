@@ -181,9 +181,9 @@ pub fn train(
     let generation = parent.generation + 1;
     let t = &opts.train;
     // A candidate file is this candidate only if it was trained with these settings (a run
-    // resumed with another --hidden, --lr or --window trains again).
+    // resumed with another --hidden, --lr, --window or position filter trains again).
     let settings = format!(
-        "hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {}",
+        "hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
         t.hidden,
         t.epochs,
         t.batch,
@@ -198,10 +198,13 @@ pub fn train(
             super::torch::Trainer::Torch { .. } => "torch",
         },
         parent.generation,
+        t.positions,
     );
     if let Ok(f) = NetFile::load(&path, Some(Kind::Learned))
         && f.meta.get("epochs") == Some(&t.epochs.to_string())
-        && f.meta.get("loop_settings") == Some(&settings)
+        // A candidate of a Deep Red before 2026-11-27 has no settings: kept, as it was then
+        // (its gate may be hours of games).
+        && f.meta.get("loop_settings").is_none_or(|s| *s == settings)
     {
         status(&format!("train: candidate {} is trained", path.display()));
         return Ok(Candidate {

@@ -138,7 +138,8 @@ mod tests {
             humans: Humans::Both,
             ..Default::default()
         };
-        let input = "f3\ne7e5\nbogus\ng4\nundo\nfen\ng4\nQh4#\n";
+        let pasted = "x".repeat(100_000);
+        let input = format!("f3\ne7e5\nbogus\n{pasted}\nbo\x07gus\ng4\nundo\nfen\ng4\nQh4#\n");
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let o = run(&opts, input.as_bytes(), &mut out, &mut err).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -149,6 +150,11 @@ mod tests {
         );
         assert_eq!(o.moves.len(), 4);
         assert!(text.contains("'bogus' is neither a move nor a command"));
+        // A pasted page is said back cut short, a control character as '?'.
+        let said = format!("'{}...' is neither a move nor a command", "x".repeat(40));
+        assert!(text.contains(&said), "{}", &text[..text.len().min(2000)]);
+        assert!(text.len() < 10_000, "the pasted line echoed whole");
+        assert!(text.contains("'bo?gus' is neither a move nor a command"));
         assert!(text.contains("rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2"));
         assert!(text.contains("Result: 0-1 (Black won by checkmate)."));
         assert!(err.is_empty());

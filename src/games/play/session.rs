@@ -383,6 +383,23 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                         self.play(m)?;
                         return Ok(None);
                     }
+                    // What was typed, as it is said back: 40 characters at most, control
+                    // characters as '?' (a pasted file is not echoed whole).
+                    Err(e) if line.chars().count() > 40 || line.chars().any(char::is_control) => {
+                        let mut shown: String = line
+                            .chars()
+                            .take(40)
+                            .map(|c| if c.is_control() { '?' } else { c })
+                            .collect();
+                        if line.chars().count() > 40 {
+                            shown.push_str("...");
+                        }
+                        let why = match e {
+                            MoveError::NotAMove => "is neither a move nor a command (type 'help')",
+                            _ => "is not a legal move here (type 'moves' for the list)",
+                        };
+                        writeln!(self.out, "'{shown}' {why}.")?
+                    }
                     Err(MoveError::NotAMove) => writeln!(
                         self.out,
                         "'{line}' is neither a move nor a command (type 'help')."
