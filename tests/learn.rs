@@ -576,3 +576,49 @@ fn postgres_a_farm_of_two_players_and_a_trainer() {
         "{line}"
     );
 }
+
+/// A trained candidate whose gate has not ended is reused by the next run with the same
+/// settings, and trained again by a run with others (a resumed run with another --lr or
+/// --hidden gated the old net before).
+#[test]
+fn a_candidate_of_other_settings_is_trained_again() {
+    let dir = temp("settings");
+    let (home, work) = (dir.join("home"), dir.join("work"));
+    let db = dir.join("store.sqlite");
+    let from = small_random_net(&dir);
+    // A gate of 2 games cannot decide [0, 10]: the candidate stays, not promoted.
+    let args = [
+        "--rounds",
+        "1",
+        "--games",
+        "12",
+        "--threads",
+        "2",
+        "--gate-games",
+        "2",
+        "--sprt",
+        "0,10,0.05,0.05",
+    ];
+    let run = |extra: &[&str]| {
+        let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+        run_ok(learn(&home, db.to_str().unwrap(), &work, &from, &all))
+    };
+    let trained = "train: generation 1 (attempt 0) on";
+    let log = run(&[]);
+    assert!(log.contains(trained), "{log}");
+    // Its gate's files gone, as if it had been stopped before its first game.
+    let forget_gate = || {
+        for ext in ["txt", "pgn"] {
+            std::fs::remove_file(work.join(format!("gates/gen1-try0.{ext}"))).unwrap();
+        }
+    };
+    forget_gate();
+    let log = run(&[]);
+    assert!(
+        !log.contains(trained) && log.contains("is trained"),
+        "{log}"
+    );
+    forget_gate();
+    let log = run(&["--lr", "0.001"]);
+    assert!(log.contains(trained), "{log}");
+}
