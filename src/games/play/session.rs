@@ -383,39 +383,27 @@ impl<W: Write, E: Write> Session<'_, W, E> {
                         self.play(m)?;
                         return Ok(None);
                     }
-                    // What was typed, as it is said back: 40 characters at most, control
-                    // characters as '?' (a pasted file is not echoed whole).
-                    Err(e) if line.chars().count() > 40 || line.chars().any(char::is_control) => {
-                        let mut shown: String = line
-                            .chars()
-                            .take(40)
-                            .map(|c| if c.is_control() { '?' } else { c })
-                            .collect();
-                        if line.chars().count() > 40 {
-                            shown.push_str("...");
-                        }
-                        let why = match e {
-                            MoveError::NotAMove => "is neither a move nor a command (type 'help')",
-                            _ => "is not a legal move here (type 'moves' for the list)",
-                        };
-                        writeln!(self.out, "'{shown}' {why}.")?
-                    }
                     Err(MoveError::NotAMove) => writeln!(
                         self.out,
-                        "'{line}' is neither a move nor a command (type 'help')."
+                        "'{}' is neither a move nor a command (type 'help').",
+                        typed(&line)
                     )?,
                     Err(MoveError::Illegal) => writeln!(
                         self.out,
-                        "'{line}' is not a legal move here (type 'moves' for the list)."
+                        "'{}' is not a legal move here (type 'moves' for the list).",
+                        typed(&line)
                     )?,
                     Err(MoveError::Ambiguous(c)) => writeln!(
                         self.out,
-                        "'{line}' is ambiguous here: {} (say which).",
+                        "'{}' is ambiguous here: {} (say which).",
+                        typed(&line),
                         c.join(", ")
                     )?,
-                    Err(MoveError::NeedsPromotion(q)) => {
-                        writeln!(self.out, "'{line}' promotes a pawn: say to what, e.g. {q}.")?
-                    }
+                    Err(MoveError::NeedsPromotion(q)) => writeln!(
+                        self.out,
+                        "'{}' promotes a pawn: say to what, e.g. {q}.",
+                        typed(&line)
+                    )?,
                 },
             }
             self.out.flush()?;
@@ -503,4 +491,18 @@ impl<W: Write, E: Write> Session<'_, W, E> {
         self.err.flush()?;
         Ok(outcome)
     }
+}
+
+/// What was typed, as it is said back: 40 characters at most, a control character as '?' (a
+/// pasted file is not echoed whole).
+fn typed(line: &str) -> String {
+    let mut shown: String = line
+        .chars()
+        .take(40)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if line.chars().nth(40).is_some() {
+        shown.push_str("...");
+    }
+    shown
 }
