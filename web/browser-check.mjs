@@ -98,9 +98,17 @@ async function settle() {
     await page.waitForLoadState("networkidle")
     await page.waitForTimeout(250)
 }
-// Clicks the centre of a square of the board (pieces lie over the squares).
+// Clicks the centre of a square of the board (pieces lie over the squares). The board is drawn
+// again after each click, so the square may be between two drawings: wait for it, and ask again.
 async function clickSquare(square) {
-    const box = await page.locator(`#board rect[data-square="${square}"]`).boundingBox()
+    const rect = page.locator(`#board rect[data-square="${square}"]`)
+    let box = null
+    for (let i = 0; i < 50 && !box; i++) {
+        await rect.waitFor()
+        box = await rect.boundingBox()
+        if (!box) await page.waitForTimeout(100)
+    }
+    assert.ok(box, `square ${square} never drawn`)
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
 }
 
