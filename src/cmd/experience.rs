@@ -353,36 +353,14 @@ fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Resu
     let f = position_filter(a)?;
     let (boards, _) = deepred::experience::positions::training_boards(store, &f, |_| {})
         .map_err(|e| e.to_string())?;
-    use std::io::Write;
-    let werr = |e: std::io::Error| format!("cannot write '{}': {e}", out.display());
     // Whole or not at all: a file cut by a full disk is still whole records, and a trainer
-    // would take it. So a regular file is written beside it and renamed over it; a pipe, a
-    // device or a link is written in place.
-    let in_place = std::fs::symlink_metadata(out).is_ok_and(|m| !m.is_file());
-    let mut tmp = out.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let target = if in_place {
-        out.to_path_buf()
-    } else {
-        tmp.into()
-    };
-    let written = std::fs::File::create(&target).and_then(|f| {
-        let mut w = std::io::BufWriter::new(f);
-        for b in &boards {
-            w.write_all(&deepred::chess::bullet::to_bytes(b))?;
-        }
-        w.flush()
-    });
-    let done = written.and_then(|_| match in_place {
-        true => Ok(()),
-        false => std::fs::rename(&target, out),
-    });
-    if let Err(e) = done {
-        if !in_place {
-            let _ = std::fs::remove_file(&target);
-        }
-        return Err(werr(e));
-    }
+    // would take it.
+    deepred::nn::net::write_replacing_with(out, |w| {
+        boards
+            .iter()
+            .try_for_each(|b| w.write_all(&deepred::chess::bullet::to_bytes(b)))
+    })
+    .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
     Ok(boards.len() as u64)
 }
 

@@ -143,11 +143,7 @@ pub fn install_net(
     bytes: &[u8],
 ) -> Result<PathBuf, std::io::Error> {
     std::fs::create_dir_all(dir)?;
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let path = promoted_file(dir, kind, generation);
-    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, &path)?;
+    crate::nn::net::write_replacing(&path, bytes)?;
     Ok(path)
 }

@@ -64,14 +64,37 @@ pub struct NetFile {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it (`<path>.tmp`) and a rename, so
-/// that the file (a net, a data set, a CSV of results) is never left half written (a full
-/// disk, a kill): the file there before stays whole until the new one is.
+/// Writes `bytes` to `path` whole or not at all: [`write_replacing_with`].
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing_with(path, |w| w.write_all(bytes))
+}
+
+/// Writes `path` whole or not at all (a net, a data set, a CSV of results, an export): `write`
+/// fills a new file beside it (`<path>.tmp<pid>-<n>`, so that two writers never share one),
+/// which is then renamed over it. A full disk or a kill leaves the file there before whole. A
+/// path that exists and is no regular file (a pipe, a device, a link) is written in place.
+///
+/// Hand-written rather than `tempfile`: that crate makes its files mode 0600, and a net or an
+/// export must keep the mode the umask gives (read by other users and by a farm's players).
+pub fn write_replacing_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let fill = |target: &Path| {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(target)?);
+        write(&mut w)?;
+        w.flush()
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return fill(path);
+    }
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    tmp.push(format!(".tmp{}-{n}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let written = fill(&tmp).and_then(|_| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -338,10 +361,15 @@ mod tests {
         write_replacing(&net, b"old net").unwrap();
         write_replacing(&net, b"new net").unwrap();
         assert_eq!(std::fs::read(&net).unwrap(), b"new net");
-        // The temporary file cannot be made (a folder has its name): the write fails.
-        std::fs::create_dir(dir.join("x.safetensors.tmp")).unwrap();
-        assert!(write_replacing(&net, b"a net cut short").is_err());
+        // A write that fails half way (as a full disk does): the old file stays, and nothing
+        // is left beside it.
+        let failed = write_replacing_with(&net, |w| {
+            w.write_all(b"a net cut")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "disk full");
         assert_eq!(std::fs::read(&net).unwrap(), b"new net");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
