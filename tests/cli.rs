@@ -157,6 +157,43 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // A net file given to an evaluator that runs none is refused, not ignored; datagen writes
+    // nothing.
+    let out = std::env::temp_dir().join(format!("deepred-cli-no-net-{}.bin", std::process::id()));
+    let out = out.to_str().unwrap();
+    for args in [
+        vec![
+            "bench",
+            "1",
+            "--evaluator",
+            "pst",
+            "--eval-file",
+            "x.safetensors",
+        ],
+        vec![
+            "web",
+            "--evaluator",
+            "experience",
+            "--eval-file",
+            "x.safetensors",
+        ],
+        vec![
+            "datagen",
+            "--evaluator",
+            "pst",
+            "--eval-file",
+            "x.safetensors",
+            "--out",
+            out,
+        ],
+    ] {
+        let (ok, _, err) = deepred(&args);
+        assert!(
+            !ok && err.contains("evaluator runs no net"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!std::path::Path::new(out).exists());
 }
 
 #[test]

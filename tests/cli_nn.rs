@@ -290,7 +290,23 @@ fn neural_commands_fail_cleanly() {
             std::fs::read(&store).unwrap()
         )
     );
-    // Position filters belong to --bullet: with another output they are refused, not ignored.
+    // An input named twice (here by a hard link) would be read twice: refused, nothing written.
+    let link = dir.join("again.pgn");
+    std::fs::hard_link(&games, &link).unwrap();
+    let twice = dir.join("twice.bin");
+    for flag in ["--pgn", "--datagen"] {
+        let (ok, _, err) = deepred(&[
+            "dataset",
+            "deeppink",
+            flag,
+            games.to_str().unwrap(),
+            link.to_str().unwrap(),
+            "--out",
+            twice.to_str().unwrap(),
+        ]);
+        assert!(!ok && err.contains("are one file"), "{flag}: {err}");
+        assert!(!twice.exists());
+    }
     let pgn_out = dir.join("out.pgn");
     for (filter, want) in [
         (["--source-weight", "noequals"], "noequals"),

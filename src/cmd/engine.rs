@@ -24,7 +24,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         eval_file: a.eval_file,
         ..Default::default()
     };
-    let ev = match eval::build(a.evaluator, &ctx) {
+    let ev = match super::evaluator_with_net(a.evaluator, &ctx) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };

@@ -73,6 +73,34 @@ pub fn not_an_input<'a>(
     Ok(())
 }
 
+/// Each input named once: a file named twice (by one name or two: a link, a hard link) would
+/// be read twice, and its records counted twice.
+pub fn named_once<'a>(inputs: impl IntoIterator<Item = &'a std::path::Path>) -> Result<(), String> {
+    let mut seen: Vec<(
+        &std::path::Path,
+        Option<std::fs::Metadata>,
+        Option<std::path::PathBuf>,
+    )> = Vec::new();
+    for p in inputs {
+        let (meta, canonical) = (std::fs::metadata(p).ok(), std::fs::canonicalize(p).ok());
+        let twice = seen.iter().find(|(_, m, c)| {
+            (canonical.is_some() && *c == canonical)
+                || m.as_ref()
+                    .zip(meta.as_ref())
+                    .is_some_and(|(a, b)| same_file(a, b))
+        });
+        if let Some((q, _, _)) = twice {
+            return Err(format!(
+                "'{}' and '{}' are one file: name each input once",
+                q.display(),
+                p.display()
+            ));
+        }
+        seen.push((p, meta, canonical));
+    }
+    Ok(())
+}
+
 /// Whether two files' metadata are of one file (device and inode; where there are none, never).
 fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
@@ -90,6 +118,21 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 /// The position of a `--fen` argument, the start position without one.
 pub fn position_arg(fen: Option<String>, chess960: bool) -> Result<Chess, deepred::chess::Error> {
     fen.map_or_else(|| Ok(Chess::default()), |f| parse_fen(&f, chess960))
+}
+
+/// The evaluator of a command line with `--evaluator` and `--eval-file`: a net file given to an
+/// evaluator that runs none would be ignored without a word, so it is refused.
+pub fn evaluator_with_net(
+    kind: deepred::eval::EvalKind,
+    ctx: &deepred::eval::EvalContext,
+) -> Result<deepred::eval::Evaluator, String> {
+    if let (None, Some(f)) = (kind.net(), &ctx.eval_file) {
+        return Err(format!(
+            "--eval-file '{}': the {kind} evaluator runs no net (--evaluator learned, deepchess or deeppink)",
+            f.display()
+        ));
+    }
+    deepred::eval::build(kind, ctx).map_err(|e| e.to_string())
 }
 
 /// The evaluator `kind`, reading the experience store `db` where it needs one.

@@ -21,7 +21,9 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
     } = a;
     use deepred::train::data;
     let inputs = pgn.iter().chain(&datagen).chain(&db).map(|p| p.as_path());
-    if let Err(e) = super::not_an_input(&out, inputs) {
+    if let Err(e) = super::not_an_input(&out, inputs.clone())
+        .and_then(|_| super::named_once(pgn.iter().chain(&datagen).map(|p| p.as_path())))
+    {
         return fail(e);
     }
     if !(0.0..=1.0).contains(&val_fraction) {

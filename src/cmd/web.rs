@@ -11,7 +11,7 @@ pub fn web(a: WebArgs) -> ExitCode {
         eval_file: a.eval_file.clone(),
         ..Default::default()
     };
-    let evaluator = match deepred::eval::build(a.evaluator, &ctx) {
+    let evaluator = match super::evaluator_with_net(a.evaluator, &ctx) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
