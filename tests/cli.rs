@@ -147,6 +147,8 @@ fn bad_input_is_a_clear_error_not_a_panic() {
             "/nonexistent/folder/games.pgn",
         ],
         vec!["play", "--elo", "5"],
+        vec!["selfplay", "--nodes", "0"],
+        vec!["datagen", "--nodes", "0"],
     ] {
         let (ok, _, err) = deepred(&args);
         assert!(!ok, "{args:?}");

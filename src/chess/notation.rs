@@ -171,12 +171,55 @@ fn resolve_san(pos: &Chess, san: San) -> Result<Move, MoveError> {
     }
 }
 
+/// `t` without a move number before the move (`1. e4`, `12...Nf6`, `3.d4`), as copied from a
+/// score sheet.
+fn without_move_number(t: &str) -> &str {
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let dots = t[digits..].bytes().take_while(|&b| b == b'.').count();
+    if digits == 0 || dots == 0 {
+        return t;
+    }
+    t[digits + dots..].trim_start()
+}
+
+/// A move in long algebraic notation (`e2-e4`, `Ng1-f3`, `e4xd5`, `e7-e8=Q`, `Ke1-g1`), or
+/// `None` if `t` is not written so. The squares are read as UCI; a piece letter must be the
+/// moving piece's.
+fn long_algebraic(pos: &Chess, t: &str) -> Option<Result<Move, MoveError>> {
+    let body = t.trim_end_matches(['+', '#']);
+    let (role, rest) = match body.chars().next() {
+        Some(c @ ('P' | 'N' | 'B' | 'R' | 'Q' | 'K')) => (Role::from_char(c), &body[1..]),
+        _ => (None, body),
+    };
+    let b = rest.as_bytes();
+    if b.len() < 5 || !matches!(b[2], b'-' | b'x') {
+        return None;
+    }
+    let uci = format!(
+        "{}{}{}",
+        &rest[..2],
+        &rest[3..5],
+        rest[5..].trim_start_matches('=')
+    );
+    if !looks_uci(&uci) {
+        return None;
+    }
+    Some(parse_move(pos, &uci).and_then(|m| match role {
+        Some(r) if r != m.role() => Err(MoveError::Illegal),
+        _ => Ok(m),
+    }))
+}
+
 /// Parses a move typed by a human: UCI (`g1f3`, `e7e8q`, `e1g1`) or SAN (`Nf3`, `exd5`, `O-O`,
-/// `0-0-0`, `e8=Q`, `e8Q`, `Nf3+`, `Qh4#`, `nf3`), annotations `!`/`?` ignored.
+/// `0-0-0`, `e8=Q`, `e8Q`, `Nf3+`, `Qh4#`, `nf3`) or long algebraic (`e2-e4`, `Ng1xf3`), after a
+/// move number or not (`1. e4`, `5...Nf6`), annotations `!`/`?` ignored.
 pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, MoveError> {
-    let t = text.trim().trim_end_matches(['!', '?']);
+    let t = without_move_number(text.trim()).trim_end_matches(['!', '?']);
     if t.is_empty() || !t.is_ascii() {
         return Err(MoveError::NotAMove);
+    }
+    if let Some(r) = long_algebraic(pos, t) {
+        return r;
     }
     if looks_uci(t) {
         let lower = t.to_ascii_lowercase();
@@ -344,6 +387,27 @@ mod tests {
         assert_eq!(parse_move(&p, "--"), Err(MoveError::Illegal));
         assert_eq!(parse_move(&p, "N@f3"), Err(MoveError::Illegal));
         assert_eq!(parse_move(&p, "0000"), Err(MoveError::NotAMove));
+        // Long algebraic and move numbers, as copied from a book or a score sheet.
+        assert_eq!(uci_of(&p, "e2-e4"), "e2e4");
+        assert_eq!(uci_of(&p, "Ng1-f3"), "g1f3");
+        assert_eq!(uci_of(&p, "g1-f3"), "g1f3");
+        assert_eq!(uci_of(&p, "1. e4"), "e2e4");
+        assert_eq!(uci_of(&p, "1.Nf3"), "g1f3");
+        assert_eq!(uci_of(&p, "1. e2-e4!"), "e2e4");
+        assert_eq!(parse_move(&p, "Bg1-f3"), Err(MoveError::Illegal));
+        assert_eq!(parse_move(&p, "e2-e5"), Err(MoveError::Illegal));
+        assert_eq!(parse_move(&p, "1."), Err(MoveError::NotAMove));
+        let black = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        assert_eq!(uci_of(&black, "1... e5"), "e7e5");
+        let promote = pos("8/4P1k1/8/8/8/8/6K1/8 w - - 0 1");
+        assert_eq!(uci_of(&promote, "e7-e8=N"), "e7e8n");
+        assert_eq!(
+            parse_move(&promote, "e7-e8"),
+            Err(MoveError::NeedsPromotion("e8=Q".into()))
+        );
+        let castle = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        assert_eq!(uci_of(&castle, "Ke1-g1"), "e1g1");
+        assert_eq!(uci_of(&castle, "0-0"), "e1g1", "castling is no move number");
     }
 
     #[test]

@@ -114,7 +114,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 10)]
     pub games: usize,
     /// Nodes per move (the default limit when no other is given: 20000).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: Option<u64>,
     /// Vary each move's node limit at random by up to this many percent (game variety).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=90))]
@@ -218,7 +218,7 @@ pub struct DatagenArgs {
     #[arg(long, default_value_t = 1000)]
     pub games: usize,
     /// Nodes per move.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
     /// EPD file of openings (e.g. ../shared/data/books/noob_3moves.epd); default: the start
     /// position.

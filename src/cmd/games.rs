@@ -391,7 +391,7 @@ pub fn datagen(a: DatagenArgs) -> ExitCode {
     };
     let opts = DatagenOptions {
         games: a.games,
-        nodes: a.nodes.max(1),
+        nodes: a.nodes,
         openings,
         random_plies: a.random_plies,
         skip_plies: a.skip_plies,
