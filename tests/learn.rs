@@ -452,6 +452,11 @@ fn bad_input_is_a_clear_error() {
         (vec!["--gate-games", "18446744073709551615"], "--gate-games"),
         (vec!["--hidden", "8"], "8 is not in 16..=2048"),
         (vec!["--val-fraction=-1"], "not a share from 0 to 0.5"),
+        // Fixed nodes and one start: every game the same one.
+        (
+            vec!["--random-plies", "0"],
+            "every self-play game would be the same",
+        ),
     ] {
         let mut c = common::command();
         c.env("DEEPRED_HOME", &home).args([

@@ -50,6 +50,15 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         Some(b) => deepred::games::selfplay::load_openings(b).map_err(|e| e.to_string())?,
         None => Vec::new(),
     };
+    // Fixed nodes on one thread a game: one start and no random plies would play one game
+    // again and again.
+    if !a.train_only && a.random_plies == 0 && openings.len() <= 1 {
+        return Err(
+            "--random-plies 0 with one opening or none: every self-play game would be the same one; \
+             give a --book of several openings or random plies"
+                .into(),
+        );
+    }
     let sprt = Sprt::parse(&a.sprt).map_err(|e| format!("--sprt: {e}"))?;
     let mut references = vec![record::Reference::pst()];
     for (name, cmd) in parse_options(&a.references)? {
