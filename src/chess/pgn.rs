@@ -406,10 +406,25 @@ pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
 /// Appends PGN `text` to the file at `path` (made if missing), after a blank line when the file
 /// does not end with a line end: games are never glued to what is there, nor written over it.
 pub fn append_pgn(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    append_whole(&mut open_for_append(path)?, text)
+}
+
+/// Appends `text` (one or more whole games) to `f`, opened for appending, whole or not at all:
+/// a write that fails part way (a full disk) is cut back out, so that no fragment merges with
+/// the next game. The file is locked meanwhile, so that the cut never takes the games another
+/// process appended (two self-play runs into one PGN).
+pub fn append_whole(f: &mut std::fs::File, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let mut f = open_for_append(path)?;
-    f.write_all(text.as_bytes())?;
-    f.flush()
+    f.lock()?;
+    let written = f.metadata().map(|m| m.len()).and_then(|len| {
+        f.write_all(text.as_bytes())
+            .and_then(|_| f.flush())
+            .inspect_err(|_| {
+                let _ = f.set_len(len);
+            })
+    });
+    let _ = f.unlock();
+    written
 }
 
 /// Opens the PGN file at `path` (made if missing) for games to be appended, after a blank line
@@ -532,6 +547,28 @@ pub fn pgn_date() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An append waits while another writer (another open file, as another process would have)
+    /// holds the file, so that a cut of a failed write could never take that writer's game.
+    #[test]
+    fn an_append_waits_for_another_writers_lock() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("deepred-append-{}.pgn", std::process::id()));
+        std::fs::write(&path, "").unwrap();
+        let mut holder = std::fs::File::options().append(true).open(&path).unwrap();
+        holder.lock().unwrap();
+        let p = path.clone();
+        let appender = std::thread::spawn(move || append_pgn(&p, "[Event \"two\"]\n\n*\n\n"));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        holder.write_all(b"[Event \"one\"]\n\n*\n\n").unwrap();
+        holder.unlock().unwrap();
+        appender.join().unwrap().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[Event \"one\"]\n\n*\n\n[Event \"two\"]\n\n*\n\n"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
 
     #[test]
     fn pgn_date_looks_like_a_date() {

@@ -410,11 +410,7 @@ impl<F: FnMut(usize) + Send> Workers<'_, F> {
         let mut file = self.pgn.lock().unwrap_or_else(|p| p.into_inner());
         // A game written in part (a full disk) is cut back out: the file holds whole games.
         if let Some((f, path)) = file.as_mut()
-            && let Err(e) = f.metadata().and_then(|m| {
-                std::io::Write::write_all(f, pgn.as_bytes()).inspect_err(|_| {
-                    let _ = f.set_len(m.len());
-                })
-            })
+            && let Err(e) = crate::chess::pgn::append_whole(f, pgn)
         {
             let e = Error::PgnWrite(format!("cannot write '{}': {e}", path.display()));
             self.error

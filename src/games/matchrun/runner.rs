@@ -2,7 +2,6 @@
 //! colours swapped), keeps the clocks, turns faults into lost games, writes the PGN and learns.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -476,13 +475,9 @@ impl Match<'_> {
             ],
         );
         let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
-        let before = f.metadata().map(|m| m.len());
-        let e = f.write_all(text.as_bytes()).and_then(|_| f.flush()).err()?;
         // No part of a game stays in the file: a fragment would merge with the next game
         // a resumed match appends.
-        if let Ok(len) = before {
-            let _ = f.set_len(len);
-        }
+        let e = crate::chess::pgn::append_whole(&mut f, &text).err()?;
         Some(format!("cannot write the PGN of game {}: {e}", g.round))
     }
 
