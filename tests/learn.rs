@@ -457,6 +457,16 @@ fn bad_input_is_a_clear_error() {
             vec!["--random-plies", "0"],
             "every self-play game would be the same",
         ),
+        (vec!["--max-plies", "8"], "no position of a self-play game"),
+        (
+            vec!["--skip-plies", "999999"],
+            "no position of a self-play game",
+        ),
+        (
+            vec!["--source-weight", "learn=0"],
+            "leaves out the loop's own games",
+        ),
+        (vec!["--source-weight", "learn"], "--source-weight: option"),
     ] {
         let mut c = common::command();
         c.env("DEEPRED_HOME", &home).args([

@@ -304,7 +304,8 @@ fn export(a: ExportArgs) -> ExitCode {
 pub fn position_filter(
     a: &PositionArgs,
 ) -> Result<deepred::experience::positions::PositionFilter, String> {
-    let weights = super::parse_options(&a.source_weights)?
+    let weights = super::parse_options(&a.source_weights)
+        .map_err(|e| format!("--source-weight: {e}"))?
         .into_iter()
         .map(|(k, v)| match v.parse::<f64>() {
             Ok(w) if w.is_finite() && w >= 0.0 => Ok((k, w)),

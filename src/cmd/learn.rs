@@ -60,6 +60,22 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         );
     }
     let sprt = Sprt::parse(&a.sprt).map_err(|e| format!("--sprt: {e}"))?;
+    // Found now, not after the games: settings under which no position of the loop's games
+    // would be trained on.
+    if a.max_plies <= a.positions.skip_plies {
+        return Err(format!(
+            "--max-plies {} is not above --skip-plies {}: no position of a self-play game would be trained on",
+            a.max_plies, a.positions.skip_plies
+        ));
+    }
+    let mut positions = super::experience::position_filter(&a.positions)?;
+    positions.seed = a.seed;
+    let own = deepred::experience::source::LEARN;
+    if positions.weights.iter().any(|(s, w)| s == own && *w == 0.0) {
+        return Err(format!(
+            "--source-weight {own}=0 leaves out the loop's own games: nothing to train on"
+        ));
+    }
     let mut references = vec![record::Reference::pst()];
     for (name, cmd) in parse_options(&a.references)? {
         // The name becomes a file name (gates/genG-vs-NAME.pgn) and a CSV field, and must not
@@ -87,8 +103,6 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
     /// The games a candidate trains on without `--window`.
     const DEFAULT_WINDOW: u64 = 80_000;
     let threads = a.threads.unwrap_or_else(super::games::cores).max(1);
-    let mut positions = super::experience::position_filter(&a.positions)?;
-    positions.seed = a.seed;
     Ok(LearnOptions {
         mode: if a.play_only {
             Mode::PlayOnly
