@@ -217,6 +217,10 @@ fn explores_the_five_games(s: &Server) {
     assert_eq!(d["game_over"], "checkmate");
     assert_eq!(d["path"][6]["san"], "Qxf7#");
     assert_eq!(d["games"], 0);
+    // As copied from a score sheet: move numbers between the moves, long algebraic.
+    let numbered =
+        s.json("/api/explore?moves=1.%20e4%20e5%202.%20Qh5%20Nc6%203.Bc4%20Nf6%204.%20Qh5xf7");
+    assert_eq!(numbered["path"], d["path"]);
     assert!(d["dests"].as_object().unwrap().is_empty());
     // Too few games for the book (10 by default): Deep Red searches; a mate in one is found.
     let c = s.json("/api/choose?fen=6k1/5ppp/8/8/8/8/5PPP/3R2K1%20w%20-%20-%200%201&nodes=20000");

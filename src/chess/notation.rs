@@ -172,14 +172,19 @@ fn resolve_san(pos: &Chess, san: San) -> Result<Move, MoveError> {
 }
 
 /// `t` without a move number before the move (`1. e4`, `12...Nf6`, `3.d4`), as copied from a
-/// score sheet.
-fn without_move_number(t: &str) -> &str {
+/// score sheet, and the side the number gives the move to (one dot White, more Black).
+fn without_move_number(t: &str) -> (&str, Option<Color>) {
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let dots = t[digits..].bytes().take_while(|&b| b == b'.').count();
     if digits == 0 || dots == 0 {
-        return t;
+        return (t, None);
     }
-    t[digits + dots..].trim_start()
+    let mover = if dots == 1 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    (t[digits + dots..].trim_start(), Some(mover))
 }
 
 /// A move in long algebraic notation (`e2-e4`, `Ng1-f3`, `e4xd5`, `e7-e8=Q`, `Ke1-g1`), or
@@ -214,9 +219,14 @@ fn long_algebraic(pos: &Chess, t: &str) -> Option<Result<Move, MoveError>> {
 /// `0-0-0`, `e8=Q`, `e8Q`, `Nf3+`, `Qh4#`, `nf3`) or long algebraic (`e2-e4`, `Ng1xf3`), after a
 /// move number or not (`1. e4`, `5...Nf6`), annotations `!`/`?` ignored.
 pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, MoveError> {
-    let t = without_move_number(text.trim()).trim_end_matches(['!', '?']);
+    let (t, mover) = without_move_number(text.trim());
+    let t = t.trim_end_matches(['!', '?']);
     if t.is_empty() || !t.is_ascii() {
         return Err(MoveError::NotAMove);
+    }
+    // `5. Nf6` is White's move, `5... Nf6` Black's.
+    if mover.is_some_and(|c| c != pos.turn()) {
+        return Err(MoveError::Illegal);
     }
     if let Some(r) = long_algebraic(pos, t) {
         return r;
@@ -397,6 +407,11 @@ mod tests {
         assert_eq!(parse_move(&p, "Bg1-f3"), Err(MoveError::Illegal));
         assert_eq!(parse_move(&p, "e2-e5"), Err(MoveError::Illegal));
         assert_eq!(parse_move(&p, "1."), Err(MoveError::NotAMove));
+        assert_eq!(
+            parse_move(&p, "1... Nf3"),
+            Err(MoveError::Illegal),
+            "Black's number"
+        );
         let black = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
         assert_eq!(uci_of(&black, "1... e5"), "e7e5");
         let promote = pos("8/4P1k1/8/8/8/8/6K1/8 w - - 0 1");

@@ -412,10 +412,11 @@ pub fn append_pgn(path: &std::path::Path, text: &str) -> std::io::Result<()> {
 /// Appends `text` (one or more whole games) to `f`, opened for appending, whole or not at all:
 /// a write that fails part way (a full disk) is cut back out, so that no fragment merges with
 /// the next game. The file is locked meanwhile, so that the cut never takes the games another
-/// process appended (two self-play runs into one PGN).
+/// process appended (two self-play runs into one PGN). Where the file system takes no lock (some
+/// network file systems), the game is appended without one.
 pub fn append_whole(f: &mut std::fs::File, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    f.lock()?;
+    let locked = f.lock().is_ok();
     let written = f.metadata().map(|m| m.len()).and_then(|len| {
         f.write_all(text.as_bytes())
             .and_then(|_| f.flush())
@@ -423,7 +424,9 @@ pub fn append_whole(f: &mut std::fs::File, text: &str) -> std::io::Result<()> {
                 let _ = f.set_len(len);
             })
     });
-    let _ = f.unlock();
+    if locked {
+        let _ = f.unlock();
+    }
     written
 }
 

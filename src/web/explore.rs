@@ -37,7 +37,10 @@ impl Walk {
         let words = moves.unwrap_or("");
         for (i, word) in words
             .split([' ', ','])
-            .filter(|w| !w.is_empty())
+            // Move numbers between the moves (`1. e4 e5 2. Nf3`) are skipped.
+            .filter(|w| {
+                !w.is_empty() && !w.trim_end_matches('.').bytes().all(|b| b.is_ascii_digit())
+            })
             .enumerate()
         {
             let m = parse_move(&position, word)
