@@ -240,6 +240,9 @@ fn neural_commands_fail_cleanly() {
         ])
         .0
     );
+    // The store through a symbolic link.
+    let same_store = dir.join("store-link.png");
+    std::os::unix::fs::symlink(&store, &same_store).unwrap();
     let before = (
         std::fs::read(&games).unwrap(),
         std::fs::read(&store).unwrap(),
@@ -275,6 +278,30 @@ fn neural_commands_fail_cleanly() {
             store.to_str().unwrap(),
             "--polyglot",
             store.to_str().unwrap(),
+        ],
+        // A plot drawn over the store it reads; an average over one of its nets.
+        vec![
+            "experience",
+            "stats",
+            "--db",
+            store.to_str().unwrap(),
+            "--plot",
+            same_store.to_str().unwrap(),
+        ],
+        vec![
+            "nn",
+            "average",
+            games.to_str().unwrap(),
+            store.to_str().unwrap(),
+            "--out",
+            same.to_str().unwrap(),
+        ],
+        vec![
+            "curve-plot",
+            "--csv",
+            games.to_str().unwrap(),
+            "--out",
+            same.to_str().unwrap(),
         ],
     ] {
         let (ok, _, err) = deepred(&args);

@@ -137,6 +137,11 @@ fn coverage(a: CoverageArgs) -> ExitCode {
 }
 
 fn stats(a: StatsArgs) -> ExitCode {
+    if let Some(plot) = &a.plot
+        && let Err(e) = super::not_an_input(plot, [a.db.as_path()])
+    {
+        return fail(e);
+    }
     let store = match Store::open_read_only(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),

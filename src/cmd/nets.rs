@@ -175,6 +175,9 @@ pub fn nn(what: NnCmd) -> ExitCode {
         },
         NnCmd::KernelBench(a) => super::tools::kernel_bench(a),
         NnCmd::Average(a) => {
+            if let Err(e) = super::not_an_input(&a.out, a.nets.iter().map(|p| p.as_path())) {
+                return fail(e);
+            }
             match deepred::train::average::average(
                 &a.nets,
                 a.weights.as_deref(),

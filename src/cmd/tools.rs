@@ -102,6 +102,9 @@ pub fn wdl_fit(a: WdlFitArgs) -> ExitCode {
 
 pub fn curve_plot(a: CurvePlotArgs) -> ExitCode {
     use deepred::tools::curve::{plot, plot_against, read_curve, read_generations};
+    if let Err(e) = super::not_an_input(&a.out, [a.csv.as_path()]) {
+        return fail(e);
+    }
     let text = match std::fs::read_to_string(&a.csv) {
         Ok(t) => t,
         Err(e) => return fail(format!("cannot read '{}': {e}", a.csv.display())),
