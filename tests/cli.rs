@@ -149,6 +149,9 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         vec!["play", "--elo", "5"],
         vec!["selfplay", "--nodes", "0"],
         vec!["datagen", "--nodes", "0"],
+        vec!["nn", "accuracy", "--samples", "0"],
+        vec!["nn", "accuracy", "--val-fraction", "NaN"],
+        vec!["nn", "accuracy", "--val-fraction", "1.5"],
     ] {
         let (ok, _, err) = deepred(&args);
         assert!(!ok, "{args:?}");

@@ -273,7 +273,7 @@ pub struct AccuracyArgs {
     #[arg(long)]
     pub dataset: Option<std::path::PathBuf>,
     /// Pairs (DeepChess) or triplets (Deep Pink) scored.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub samples: usize,
     /// Seed of the sampling and of the split (as in `deepred dataset`).
     #[arg(long, default_value_t = 1)]
@@ -282,7 +282,7 @@ pub struct AccuracyArgs {
     /// files, seed and --val-fraction.
     #[arg(long, value_enum, default_value = "all")]
     pub split: SplitArg,
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = share)]
     pub val_fraction: f64,
     #[arg(long, default_value_t = 20)]
     pub per_game: usize,
@@ -371,6 +371,14 @@ fn fraction_parser(zero: bool) -> impl Fn(&str) -> Result<f32, String> + Clone {
                 if zero { "[" } else { "(" }
             ))
         }
+    }
+}
+
+/// A share: a number from 0 to 1 (NaN refused).
+fn share(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s} is not a share from 0 to 1")),
     }
 }
 

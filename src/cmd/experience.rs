@@ -484,7 +484,13 @@ fn prune(a: PruneArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let before = store.stats().map(|s| s.file_bytes).unwrap_or(0);
+    // Sizes measured with the log copied back: the rows a prune deletes pass through it, and
+    // counted with it the file seemed to grow.
+    let size = |store: &Store| {
+        let _ = store.checkpoint();
+        store.stats().map(|s| s.file_bytes).unwrap_or(0)
+    };
+    let before = size(&store);
     let keep = match positions_near_roots(&store, a.keep_plies) {
         Ok(k) => k,
         Err(e) => return fail(e),
@@ -501,7 +507,7 @@ fn prune(a: PruneArgs) -> ExitCode {
                 r.kept_positions,
                 r.rows_before - r.rows_removed
             );
-            let after = store.stats().map(|s| s.file_bytes).unwrap_or(0);
+            let after = size(&store);
             println!(
                 "file size {before} bytes before, {after} after (`deepred experience vacuum` gives the freed pages back)"
             );

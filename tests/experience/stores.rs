@@ -411,3 +411,36 @@ fn postgres_bad_servers_are_clear_errors() {
     );
     assert_eq!(consistent(Path::new(&good)), games_before);
 }
+
+/// `prune` removes rare rows in one transaction and says the file's size before and after: the
+/// file itself (its log copied back), which a prune never makes larger.
+#[test]
+fn prune_reports_the_size_of_the_file() {
+    let db = temp_db("prune");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    ok(&[
+        "import",
+        "--db",
+        &s(&db),
+        &s(&games("Korchnoi_first500.pgn")),
+    ]);
+    let rows = |db: &Path| {
+        let st = Store::open_read_only(db).unwrap().stats().unwrap();
+        st.white_rows + st.black_rows
+    };
+    let before_rows = rows(&db);
+    let out = ok(&["experience", "prune", "--db", &s(&db), "--min-games", "2"]);
+    let sizes: Vec<u64> = out
+        .split("file size ")
+        .nth(1)
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert!(rows(&db) < before_rows, "{out}");
+    assert!(sizes[1] <= sizes[0], "{out}");
+    assert_eq!(sizes[1], std::fs::metadata(&db).unwrap().len(), "{out}");
+    remove(&db);
+}
