@@ -150,6 +150,7 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         vec!["selfplay", "--nodes", "0"],
         vec!["datagen", "--nodes", "0"],
         vec!["nn", "accuracy", "--samples", "0"],
+        vec!["sts", "suite.epd", "--limit", "0"],
         vec!["nn", "accuracy", "--val-fraction", "NaN"],
         vec!["nn", "accuracy", "--val-fraction", "1.5"],
     ] {

@@ -334,10 +334,16 @@ fn neural_commands_fail_cleanly() {
         assert!(!ok && err.contains("are one file"), "{flag}: {err}");
         assert!(!twice.exists());
     }
+    // Position filters belong to --bullet, the book's settings to --polyglot and --epd: with
+    // another output they are refused, not ignored.
     let pgn_out = dir.join("out.pgn");
     for (filter, want) in [
         (["--source-weight", "noequals"], "noequals"),
         (["--window", "5"], "choose the positions of --bullet"),
+        (["--skip-plies", "3"], "choose the positions of --bullet"),
+        (["--min-depth", "4"], "choose the positions of --bullet"),
+        (["--max-ply", "5"], "choose the moves of --polyglot"),
+        (["--min-games", "3"], "choose the moves of --polyglot"),
     ] {
         let mut args = vec!["experience", "export", "--db", store.to_str().unwrap()];
         args.extend(["--pgn", pgn_out.to_str().unwrap()]);

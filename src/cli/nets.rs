@@ -200,7 +200,7 @@ pub struct PositionArgs {
     #[arg(long = "source-weight", value_name = "SOURCE=W")]
     pub source_weights: Vec<String>,
     /// Positions of a game's first plies are left out.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = deepred::experience::positions::PositionFilter::default().skip_plies)]
     pub skip_plies: usize,
     /// Searches shallower than this are left out.
     #[arg(long, default_value_t = 0)]

@@ -20,7 +20,7 @@ pub struct StsArgs {
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub concurrency: usize,
     /// Only the first N positions.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub limit: Option<usize>,
     /// Extra engine option, NAME=VALUE (repeatable).
     #[arg(long = "option", value_name = "NAME=VALUE")]

@@ -228,11 +228,21 @@ fn export(a: ExportArgs) -> ExitCode {
     if let Err(e) = position_filter(&a.positions) {
         return fail(e);
     }
-    if a.bullet.is_none()
-        && (a.positions.window.is_some() || !a.positions.source_weights.is_empty())
-    {
+    let p = &a.positions;
+    let filtered = p.window.is_some()
+        || !p.source_weights.is_empty()
+        || p.skip_plies != deepred::experience::positions::PositionFilter::default().skip_plies
+        || p.min_depth != 0
+        || p.other_evals;
+    if a.bullet.is_none() && filtered {
         return fail(
-            "experience export: --window and --source-weight choose the positions of --bullet",
+            "experience export: --window, --source-weight, --skip-plies, --min-depth and --other-evals choose the positions of --bullet",
+        );
+    }
+    // Likewise the book's settings (their defaults: 1 game, 30 plies).
+    if a.polyglot.is_none() && a.epd.is_none() && (a.min_games != 1 || a.max_ply != 30) {
+        return fail(
+            "experience export: --min-games and --max-ply choose the moves of --polyglot and --epd",
         );
     }
     let outs: Vec<_> = [&a.polyglot, &a.epd, &a.pgn, &a.bullet]
