@@ -89,10 +89,15 @@ fn coverage(a: CoverageArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        let (mut unread, mut first) = (0, None);
         for game in read_games(std::io::BufReader::new(f)) {
-            let Ok(game) = game else {
-                skipped += 1;
-                continue;
+            let game = match game {
+                Ok(g) => g,
+                Err(e) => {
+                    unread += 1;
+                    first.get_or_insert(format!("game {}: {}", e.number, e.reason));
+                    continue;
+                }
             };
             let plays = |tag: &str| {
                 a.player.is_empty() || game.tag(tag).is_some_and(|n| n.contains(&a.player))
@@ -117,6 +122,13 @@ fn coverage(a: CoverageArgs) -> ExitCode {
                 either += u64::from(m || r);
             }
         }
+        if let Some(first) = first {
+            eprintln!(
+                "deepred: '{}': {unread} game(s) could not be read and were left out (the first, {first})",
+                file.display()
+            );
+        }
+        skipped += unread;
     }
     let share = |n: u64| 100.0 * n as f64 / plies.max(1) as f64;
     println!("positions to move: {plies}");
@@ -130,8 +142,8 @@ fn coverage(a: CoverageArgs) -> ExitCode {
         share(recorded)
     );
     println!("either: {either} ({:.1}%)", share(either));
-    if skipped > 0 {
-        eprintln!("deepred: {skipped} game(s) could not be read and were left out");
+    if skipped > 0 && plies == 0 {
+        return fail("no game could be read");
     }
     ExitCode::SUCCESS
 }

@@ -442,5 +442,22 @@ fn prune_reports_the_size_of_the_file() {
     assert!(rows(&db) < before_rows, "{out}");
     assert!(sizes[1] <= sizes[0], "{out}");
     assert_eq!(sizes[1], std::fs::metadata(&db).unwrap().len(), "{out}");
+    // coverage: a folder given as PGN is named with the reason, and with no game read at all
+    // the command fails (it used to say "1 game(s) could not be read" and succeed).
+    let folder = db.parent().unwrap();
+    let out = deepred(&[
+        "experience",
+        "coverage",
+        "--db",
+        &s(&db),
+        "--pgn",
+        &s(folder),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&s(folder)) && err.contains("directory"),
+        "{err}"
+    );
     remove(&db);
 }
