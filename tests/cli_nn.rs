@@ -96,6 +96,13 @@ fn bench_eval_and_accuracy_with_random_nets() {
         .and_then(|v| v.split(',').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no equal-material line in {out}"));
     assert!(equal > 0 && equal < 3000, "{out}");
+    // A folder given as PGN beside a good file is an error that names it, not a file ignored.
+    let folder = std::env::temp_dir().display().to_string();
+    let (ok, _, err) = accuracy(&dc, &[&tcec, &folder], &["--samples", "10"]);
+    assert!(
+        !ok && err.contains(&folder) && err.contains("no game could be read"),
+        "{err}"
+    );
     // --only scores the games of some files, numbered as in the whole list: the validation
     // games of the two files add up to the validation games of both.
     let games = |only: &[&str]| -> usize {

@@ -69,10 +69,18 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, Error> {
             path: p.clone(),
             source,
         })?;
+        let (mut read, mut first_error) = (0usize, None);
         for g in read_games(std::io::BufReader::new(f)) {
             let i = index;
             index += 1;
-            let Ok(g) = g else { continue };
+            let g = match g {
+                Ok(g) => g,
+                Err(e) => {
+                    first_error.get_or_insert(e.reason);
+                    continue;
+                }
+            };
+            read += 1;
             if !seen.insert(super::data::game_key(&g)) {
                 continue;
             }
@@ -85,6 +93,13 @@ fn load_games(o: &AccuracyOptions) -> Result<Vec<(u64, PgnGame)>, Error> {
             if keep && scored {
                 out.push((i, g));
             }
+        }
+        // A file of no game at all (a folder, a binary file) is an error, not an empty input.
+        if let (0, Some(why)) = (read, first_error) {
+            return Err(Error::NoData(format!(
+                "'{}': no game could be read ({why})",
+                p.display()
+            )));
         }
     }
     Ok(out)
