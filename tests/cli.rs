@@ -71,7 +71,7 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
     std::fs::write(&empty, " \n\n").unwrap();
     for (files, want) in [
         (vec!["/nonexistent.pgn"], "1 file(s) could not be read"),
-        (vec![empty.to_str().unwrap()], "no game in the input"),
+        (vec![empty.to_str().unwrap()], "no game in '"),
         (vec![folder.as_str()], "1 file(s) could not be read"),
         (vec![binary.to_str().unwrap()], "no game could be learned"),
         (
@@ -88,6 +88,9 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
             "{files:?}: {err}"
         );
         assert!(!err.contains("panicked"), "{files:?}: {err}");
+        // Nothing learned into the store this import made: no empty store is left.
+        let learned = files.contains(&good.to_str().unwrap());
+        assert_eq!(db.exists(), learned, "{files:?}");
     }
     // The good file's games were learned all the same.
     let (ok, out, err) = deepred(&[

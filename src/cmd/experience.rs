@@ -19,6 +19,9 @@ use crate::cli::{
 };
 
 pub fn import(a: ImportArgs) -> ExitCode {
+    // A store this import makes and then learns nothing into is removed again.
+    let new_file = !deepred::experience::location::is_server_url(&a.db)
+        && std::fs::symlink_metadata(&a.db).is_err();
     let mut store = match Store::open(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -48,16 +51,40 @@ pub fn import(a: ImportArgs) -> ExitCode {
                     if r.unreadable > 0 {
                         format!("{} file(s) could not be read", r.unreadable)
                     } else if r.games_read == 0 {
-                        "no game in the input".to_string()
+                        format!("no game in {}", quoted_list(&a.pgn))
                     } else {
                         "no game could be learned".to_string()
                     }
                 );
+                if nothing && new_file {
+                    drop(store);
+                    for end in ["", "-wal", "-shm", "-journal"] {
+                        let mut p = a.db.as_os_str().to_owned();
+                        p.push(end);
+                        let _ = std::fs::remove_file(p);
+                    }
+                }
                 return ExitCode::FAILURE;
             }
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
+    }
+}
+
+/// `'a', 'b' and 'c'`: paths for a message (the first three, then how many more).
+fn quoted_list(paths: &[std::path::PathBuf]) -> String {
+    let mut names: Vec<String> = paths
+        .iter()
+        .take(3)
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
+    if paths.len() > 3 {
+        names.push(format!("{} more", paths.len() - 3));
+    }
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
     }
 }
 
