@@ -56,7 +56,7 @@ pub enum Error {
     )]
     NoFolder { path: PathBuf },
     #[error(
-        "cannot use '{}' as a store: it is {what}, not a file (name a file: --db, ExperienceFile)",
+        "cannot use '{}' as a store: it is {what}, not a file (name a file)",
         path.display()
     )]
     NotAFile { path: PathBuf, what: &'static str },

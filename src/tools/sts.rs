@@ -236,10 +236,16 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
                         break;
                     }
                     let p = &positions[i];
-                    let mut answer = None;
+                    let (mut answer, mut last_error) = (None, None);
                     for _attempt in 0..2 {
                         if engine.is_none() {
-                            engine = start_engine(opts).ok();
+                            match start_engine(opts) {
+                                Ok(e) => engine = Some(e),
+                                Err(err) => {
+                                    last_error = Some(err.to_string());
+                                    break;
+                                }
+                            }
                         }
                         let Some(e) = engine.as_mut() else { break };
                         let r = e
@@ -259,13 +265,17 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
                                 break;
                             }
                             Err(err) => {
-                                errors
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner())
-                                    .push(format!("{}: {err}", p.id));
+                                last_error = Some(err.to_string());
                                 engine = None; // restart it for the next try
                             }
                         }
+                    }
+                    // One line a position that failed, with the error of its last try.
+                    if let (None, Some(err)) = (&answer, last_error) {
+                        errors
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push(format!("{}: {err}", p.id));
                     }
                     if answer.is_some() {
                         failed_in_a_row.store(0, Ordering::SeqCst);
