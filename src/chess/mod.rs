@@ -7,6 +7,7 @@ pub mod bullet;
 pub mod display;
 mod error;
 pub mod fen;
+pub mod files;
 pub mod movegen;
 pub mod notation;
 pub mod perft;

@@ -410,7 +410,7 @@ fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Resu
         .map_err(|e| e.to_string())?;
     // Whole or not at all: a file cut by a full disk is still whole records, and a trainer
     // would take it.
-    deepred::nn::net::write_replacing_with(out, |w| {
+    deepred::chess::files::write_replacing_with(out, |w| {
         boards
             .iter()
             .try_for_each(|b| w.write_all(&deepred::chess::bullet::to_bytes(b)))

@@ -144,6 +144,6 @@ pub fn install_net(
 ) -> Result<PathBuf, std::io::Error> {
     std::fs::create_dir_all(dir)?;
     let path = promoted_file(dir, kind, generation);
-    crate::nn::net::write_replacing(&path, bytes)?;
+    crate::chess::files::write_replacing(&path, bytes)?;
     Ok(path)
 }

@@ -222,7 +222,7 @@ fn write_progress(
 ) -> Result<(), Error> {
     let path = progress_path(out);
     let text = format!("{settings}\n{games}\n{bytes}\n{pgn_bytes}\n");
-    crate::nn::net::write_replacing(&path, text.as_bytes()).map_err(io_error(&path))
+    crate::chess::files::write_replacing(&path, text.as_bytes()).map_err(io_error(&path))
 }
 
 /// `--pgn` naming `--out` or its progress file would write games over the records.

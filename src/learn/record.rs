@@ -57,7 +57,7 @@ fn add_row(dir: &Path, row: String) -> Result<(), Error> {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";
-    crate::nn::net::write_replacing(&path, text.as_bytes())
+    crate::chess::files::write_replacing(&path, text.as_bytes())
         .map_err(Error::io("cannot write", &path))
 }
 

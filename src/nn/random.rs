@@ -115,7 +115,7 @@ pub fn serialize(tensors: &[Tensor], meta: HashMap<String, String>) -> Result<Ve
 pub fn write(path: &Path, kind: Kind, seed: u64) -> Result<(), Error> {
     let l = layout(kind);
     let bytes = serialize(&tensors(&l, seed), metadata(kind, &l))?;
-    super::net::write_replacing(path, &bytes).map_err(|source| Error::Write {
+    crate::chess::files::write_replacing(path, &bytes).map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,
     })

@@ -70,9 +70,9 @@ pub fn calibrate(net: &Path, dataset: &Path, samples: usize) -> Result<String, E
     ))
 }
 
-/// [`crate::nn::net::write_replacing`], its error as training's.
+/// [`crate::chess::files::write_replacing`], its error as training's.
 pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    crate::nn::net::write_replacing(path, bytes).map_err(|source| Error::Write {
+    crate::chess::files::write_replacing(path, bytes).map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,
     })

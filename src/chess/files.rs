@@ -1,0 +1,95 @@
+//! Files written whole or not at all: a net, a data set, a CSV of results, an export, a
+//! progress record. Every layer that writes such a file comes here (the bottom layer, so that
+//! all of them may).
+
+use std::path::Path;
+
+/// Writes `bytes` to `path` whole or not at all: [`write_replacing_with`].
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing_with(path, |w| w.write_all(bytes))
+}
+
+/// Writes `path` whole or not at all (a net, a data set, a CSV of results, an export): `write`
+/// fills a new file beside it (`<path>.tmp<pid>-<n>`, made new, so that two writers never
+/// share one), which is then renamed over it. A full disk or a kill leaves the file there
+/// before whole. A link is followed: its target is replaced so, and the link kept. A pipe or a
+/// device is written in place.
+///
+/// Hand-written rather than `tempfile`: that crate makes its files mode 0600, and a net or an
+/// export must keep the mode the umask gives (read by other users and by a farm's players).
+pub fn write_replacing_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let fill = |file: std::fs::File| {
+        let mut w = std::io::BufWriter::new(file);
+        write(&mut w)?;
+        w.flush()
+    };
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_symlink() => std::fs::canonicalize(path).unwrap_or(path.to_path_buf()),
+        _ => path.to_path_buf(),
+    };
+    if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
+        return fill(std::fs::File::create(&target)?);
+    }
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let (tmp, file) = loop {
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut tmp = target.as_os_str().to_owned();
+        tmp.push(format!(".tmp{}-{n}", std::process::id()));
+        let tmp = std::path::PathBuf::from(tmp);
+        match std::fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = fill(file).and_then(|_| std::fs::rename(&tmp, &target));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write that fails leaves the file that was there whole (it used to be cut short).
+    #[test]
+    fn a_failed_write_keeps_the_old_net() {
+        let dir = std::env::temp_dir().join(format!("deepred-net-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let net = dir.join("x.safetensors");
+        write_replacing(&net, b"old net").unwrap();
+        write_replacing(&net, b"new net").unwrap();
+        assert_eq!(std::fs::read(&net).unwrap(), b"new net");
+        // A write that fails half way (as a full disk does): the old file stays, and nothing
+        // is left beside it.
+        let failed = write_replacing_with(&net, |w| {
+            w.write_all(b"a net cut")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "disk full");
+        assert_eq!(std::fs::read(&net).unwrap(), b"new net");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // Through a link: the target is replaced whole, the link stays a link.
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.safetensors");
+            std::os::unix::fs::symlink(&net, &link).unwrap();
+            write_replacing(&link, b"through the link").unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+            assert_eq!(std::fs::read(&net).unwrap(), b"through the link");
+            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
