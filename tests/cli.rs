@@ -88,9 +88,6 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
             "{files:?}: {err}"
         );
         assert!(!err.contains("panicked"), "{files:?}: {err}");
-        // Nothing learned into the store this import made: no empty store is left.
-        let learned = files.contains(&good.to_str().unwrap());
-        assert_eq!(db.exists(), learned, "{files:?}");
     }
     // The good file's games were learned all the same.
     let (ok, out, err) = deepred(&[
@@ -101,6 +98,16 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains(" 0 learned, 500 already known"), "{out}");
+    // An import of nothing into a store that holds games leaves it as it was.
+    let (ok, _, _) = deepred(&[
+        "import",
+        "--db",
+        db.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    let (ok, out, err) = deepred(&["experience", "stats", "--db", db.to_str().unwrap()]);
+    assert!(ok && out.contains("games: 500"), "{out}{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -153,7 +160,6 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         vec!["selfplay", "--nodes", "0"],
         vec!["datagen", "--nodes", "0"],
         vec!["nn", "accuracy", "--samples", "0"],
-        vec!["sts", "suite.epd", "--limit", "0"],
         vec!["nn", "accuracy", "--val-fraction", "NaN"],
         vec!["nn", "accuracy", "--val-fraction", "1.5"],
     ] {
@@ -165,6 +171,14 @@ fn bad_input_is_a_clear_error_not_a_panic() {
             "{args:?}: {err}"
         );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Refused as values, before any file is read (sts said the suite had no usable position).
+    for args in [
+        vec!["sts", "--limit", "0", "suite.epd"],
+        vec!["selfplay", "--nodes", "0"],
+    ] {
+        let (ok, _, err) = deepred(&args);
+        assert!(!ok && err.contains("invalid value '0'"), "{args:?}: {err}");
     }
     // A net file given to an evaluator that runs none is refused, not ignored; datagen writes
     // nothing.

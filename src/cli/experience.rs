@@ -87,15 +87,21 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub positions: crate::cli::PositionArgs,
     /// Games a move needs to enter the book.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = ExportArgs::MIN_GAMES)]
     pub min_games: u64,
     /// Deepest ply from the start position.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = ExportArgs::MAX_PLY)]
     pub max_ply: usize,
     /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
     /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).
     #[arg(long, default_value_os_t = default_store())]
     pub db: std::path::PathBuf,
+}
+
+impl ExportArgs {
+    /// The book's defaults: `--min-games` and `--max-ply`.
+    pub const MIN_GAMES: u64 = 1;
+    pub const MAX_PLY: usize = 30;
 }
 
 #[derive(clap::Args)]

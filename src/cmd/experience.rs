@@ -19,9 +19,6 @@ use crate::cli::{
 };
 
 pub fn import(a: ImportArgs) -> ExitCode {
-    // A store this import makes and then learns nothing into is removed again.
-    let new_file = !deepred::experience::location::is_server_url(&a.db)
-        && std::fs::symlink_metadata(&a.db).is_err();
     let mut store = match Store::open(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -56,14 +53,6 @@ pub fn import(a: ImportArgs) -> ExitCode {
                         "no game could be learned".to_string()
                     }
                 );
-                if nothing && new_file {
-                    drop(store);
-                    for end in ["", "-wal", "-shm", "-journal"] {
-                        let mut p = a.db.as_os_str().to_owned();
-                        p.push(end);
-                        let _ = std::fs::remove_file(p);
-                    }
-                }
                 return ExitCode::FAILURE;
             }
             ExitCode::SUCCESS
@@ -107,7 +96,8 @@ fn coverage(a: CoverageArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let (mut plies, mut remembered, mut recorded, mut either, mut skipped) = (0u64, 0, 0, 0, 0);
+    let (mut plies, mut remembered, mut recorded, mut either) = (0u64, 0, 0, 0);
+    let mut read = 0u64;
     for file in &a.pgn {
         let f = match std::fs::File::open(file) {
             Ok(f) => f,
@@ -126,6 +116,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
                     continue;
                 }
             };
+            read += 1;
             let plays = |tag: &str| {
                 a.player.is_empty() || game.tag(tag).is_some_and(|n| n.contains(&a.player))
             };
@@ -155,7 +146,6 @@ fn coverage(a: CoverageArgs) -> ExitCode {
                 file.display()
             );
         }
-        skipped += unread;
     }
     let share = |n: u64| 100.0 * n as f64 / plies.max(1) as f64;
     println!("positions to move: {plies}");
@@ -169,7 +159,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
         share(recorded)
     );
     println!("either: {either} ({:.1}%)", share(either));
-    if skipped > 0 && plies == 0 {
+    if read == 0 {
         return fail("no game could be read");
     }
     ExitCode::SUCCESS
@@ -278,8 +268,9 @@ fn export(a: ExportArgs) -> ExitCode {
             "experience export: --window, --source-weight, --skip-plies, --min-depth and --other-evals choose the positions of --bullet",
         );
     }
-    // Likewise the book's settings (their defaults: 1 game, 30 plies).
-    if a.polyglot.is_none() && a.epd.is_none() && (a.min_games != 1 || a.max_ply != 30) {
+    // Likewise the book's settings.
+    let book_set = a.min_games != ExportArgs::MIN_GAMES || a.max_ply != ExportArgs::MAX_PLY;
+    if a.polyglot.is_none() && a.epd.is_none() && book_set {
         return fail(
             "experience export: --min-games and --max-ply choose the moves of --polyglot and --epd",
         );
