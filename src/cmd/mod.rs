@@ -44,16 +44,6 @@ pub fn not_an_input<'a>(
     out: &std::path::Path,
     inputs: impl IntoIterator<Item = &'a std::path::Path>,
 ) -> Result<(), String> {
-    let target = std::fs::metadata(out).ok();
-    let canonical = std::fs::canonicalize(out).ok();
-    let absolute = std::path::absolute(out).ok();
-    let same = |p: &std::path::Path| {
-        target
-            .as_ref()
-            .is_some_and(|t| std::fs::metadata(p).is_ok_and(|m| same_file(&m, t)))
-            || (canonical.is_some() && std::fs::canonicalize(p).ok() == canonical)
-            || (absolute.is_some() && std::path::absolute(p).ok() == absolute)
-    };
     let sidecars = |i: &'a std::path::Path| {
         ["", "-wal", "-shm", "-journal"].map(move |s| {
             let mut p = i.as_os_str().to_owned();
@@ -63,7 +53,7 @@ pub fn not_an_input<'a>(
     };
     if inputs
         .into_iter()
-        .any(|i| sidecars(i).iter().any(|p| same(p)))
+        .any(|i| sidecars(i).iter().any(|p| one_file(out, p)))
     {
         return Err(format!(
             "'{}' is also an input of this command: writing it would destroy it; choose another output",
@@ -76,29 +66,29 @@ pub fn not_an_input<'a>(
 /// Each input named once: a file named twice (by one name or two: a link, a hard link) would
 /// be read twice, and its records counted twice.
 pub fn named_once<'a>(inputs: impl IntoIterator<Item = &'a std::path::Path>) -> Result<(), String> {
-    let mut seen: Vec<(
-        &std::path::Path,
-        Option<std::fs::Metadata>,
-        Option<std::path::PathBuf>,
-    )> = Vec::new();
+    let mut seen: Vec<&std::path::Path> = Vec::new();
     for p in inputs {
-        let (meta, canonical) = (std::fs::metadata(p).ok(), std::fs::canonicalize(p).ok());
-        let twice = seen.iter().find(|(_, m, c)| {
-            (canonical.is_some() && *c == canonical)
-                || m.as_ref()
-                    .zip(meta.as_ref())
-                    .is_some_and(|(a, b)| same_file(a, b))
-        });
-        if let Some((q, _, _)) = twice {
+        if let Some(q) = seen.iter().find(|q| one_file(q, p)) {
             return Err(format!(
                 "'{}' and '{}' are one file: name each input once",
                 q.display(),
                 p.display()
             ));
         }
-        seen.push((p, meta, canonical));
+        seen.push(p);
     }
     Ok(())
+}
+
+/// Whether two paths name one file: the same device and inode, the same canonical path, or
+/// (for files not made yet) the same absolute path.
+fn one_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let meta = |p| std::fs::metadata(p).ok();
+    let canonical = |p| std::fs::canonicalize(p).ok();
+    let absolute = |p| std::path::absolute(p).ok();
+    meta(a).zip(meta(b)).is_some_and(|(x, y)| same_file(&x, &y))
+        || canonical(a).is_some_and(|x| canonical(b) == Some(x))
+        || absolute(a).is_some_and(|x| absolute(b) == Some(x))
 }
 
 /// Whether two files' metadata are of one file (device and inode; where there are none, never).

@@ -21,7 +21,7 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
     } = a;
     use deepred::train::data;
     let inputs = pgn.iter().chain(&datagen).chain(&db).map(|p| p.as_path());
-    if let Err(e) = super::not_an_input(&out, inputs.clone())
+    if let Err(e) = super::not_an_input(&out, inputs)
         .and_then(|_| super::named_once(pgn.iter().chain(&datagen).map(|p| p.as_path())))
     {
         return fail(e);
