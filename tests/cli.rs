@@ -366,6 +366,23 @@ fn genfens_prints_the_openings_openbench_reads() {
     // The same seed gives the same openings, another seed others.
     assert_eq!(openings("genfens 12 seed 2025 book None"), a);
     assert_ne!(openings("genfens 12 seed 2026 book None"), a);
+    // OpenBench passes a test's own words on after the book: the same openings, and the words
+    // named on stderr (a mistyped 'plies' is not silently lost).
+    let out = common::command()
+        .args(["genfens 12 seed 2025 book None plys 4", "quit"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ignored 'plys 4'"), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines()
+            .filter_map(|l| l.strip_prefix("info string genfens "))
+            .map(|l| l.trim_end().to_string())
+            .collect::<Vec<_>>(),
+        a
+    );
     // From a book: its lines, a couple of random moves on.
     let book = common::data("books/noob_3moves_200.epd");
     let b = openings(&format!("genfens 5 seed 1 book {}", book.display()));

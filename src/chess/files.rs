@@ -1,6 +1,7 @@
 //! Files written whole or not at all: a net, a data set, a CSV of results, an export, a
 //! progress record. Every layer that writes such a file comes here (the bottom layer, so that
-//! all of them may).
+//! all of them may), and every layer that must not write over one of its inputs asks
+//! [`one_file`] whether two paths name one file.
 
 use std::path::Path;
 
@@ -57,6 +58,31 @@ pub fn write_replacing_with(
     written
 }
 
+/// Whether two paths name one file: the same device and inode, the same canonical path, or
+/// (for files not made yet) the same absolute path.
+pub fn one_file(a: &Path, b: &Path) -> bool {
+    let meta = |p| std::fs::metadata(p).ok();
+    let canonical = |p| std::fs::canonicalize(p).ok();
+    let absolute = |p| std::path::absolute(p).ok();
+    meta(a).zip(meta(b)).is_some_and(|(x, y)| same_file(&x, &y))
+        || canonical(a).is_some_and(|x| canonical(b) == Some(x))
+        || absolute(a).is_some_and(|x| absolute(b) == Some(x))
+}
+
+/// Whether two files' metadata are of one file (device and inode; where there are none, never).
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +115,36 @@ mod tests {
             assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
             assert_eq!(std::fs::read(&net).unwrap(), b"through the link");
             assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// One file by one name, by a relative and an absolute name, through a link and a hard
+    /// link, and a file not made yet by two spellings; two files are two.
+    #[test]
+    fn one_file_sees_through_names() {
+        let dir = std::env::temp_dir().join(format!("deepred-one-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let a = dir.join("a.pgn");
+        let b = dir.join("b.pgn");
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        assert!(one_file(&a, &a));
+        assert!(one_file(&a, &dir.join("sub/../a.pgn")));
+        assert!(!one_file(&a, &b));
+        let new = dir.join("new.pgn");
+        assert!(one_file(&new, &dir.join("./new.pgn")));
+        assert!(!one_file(&new, &dir.join("other.pgn")));
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.pgn");
+            std::os::unix::fs::symlink(&a, &link).unwrap();
+            assert!(one_file(&link, &a));
+            let hard = dir.join("hard.pgn");
+            std::fs::hard_link(&b, &hard).unwrap();
+            assert!(one_file(&b, &hard));
+            assert!(!one_file(&hard, &a));
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

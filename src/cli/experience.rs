@@ -86,8 +86,8 @@ pub struct ExportArgs {
     pub bullet: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub positions: crate::cli::PositionArgs,
-    /// Games a move needs to enter the book.
-    #[arg(long, default_value_t = ExportArgs::MIN_GAMES)]
+    /// Games a move needs to enter the book. At least 1.
+    #[arg(long, default_value_t = ExportArgs::MIN_GAMES, value_parser = clap::value_parser!(u64).range(1..))]
     pub min_games: u64,
     /// Deepest ply from the start position.
     #[arg(long, default_value_t = ExportArgs::MAX_PLY)]
@@ -113,8 +113,8 @@ pub struct CoverageArgs {
     /// to move; empty: every position.
     #[arg(long, default_value = "Deep Red")]
     pub player: String,
-    /// Games a position needs in the move records to count as known there.
-    #[arg(long, default_value_t = 1)]
+    /// Games a position needs in the move records to count as known there. At least 1.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub min_games: u64,
     /// The experience store: an SQLite file or a postgresql:// URL (default: experience.sqlite
     /// in Deep Red's data folder, $DEEPRED_HOME or the user data folder).

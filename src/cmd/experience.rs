@@ -134,7 +134,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
                 plies += 1;
                 let m = store.memory_of(hash_of(pos)).ok().flatten().is_some();
                 let (w, b, d) = store.position_record(pos).unwrap_or((0, 0, 0));
-                let r = w + b + d >= a.min_games.max(1);
+                let r = w + b + d >= a.min_games;
                 remembered += u64::from(m);
                 recorded += u64::from(r);
                 either += u64::from(m || r);
@@ -155,7 +155,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
     );
     println!(
         "known to the move records (>= {} games): {recorded} ({:.1}%)",
-        a.min_games.max(1),
+        a.min_games,
         share(recorded)
     );
     println!("either: {either} ({:.1}%)", share(either));
@@ -167,7 +167,8 @@ fn coverage(a: CoverageArgs) -> ExitCode {
 
 fn stats(a: StatsArgs) -> ExitCode {
     if let Some(plot) = &a.plot
-        && let Err(e) = super::not_an_input(plot, [a.db.as_path()])
+        && let Err(e) =
+            super::not_an_input(plot, [a.db.as_path()]).and_then(|()| super::writable(plot))
     {
         return fail(e);
     }
@@ -294,6 +295,10 @@ fn export(a: ExportArgs) -> ExitCode {
             ));
         }
     }
+    // Every output writable before any is written: not one export made and the next refused.
+    if let Some(e) = outs.iter().find_map(|o| super::writable(o).err()) {
+        return fail(e);
+    }
     let store = match Store::open_read_only(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -332,7 +337,7 @@ fn export(a: ExportArgs) -> ExitCode {
             p.display(),
             entries.len(),
             positions.len(),
-            a.min_games.max(1),
+            a.min_games,
             a.max_ply
         );
     }
@@ -455,7 +460,8 @@ fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String
         ));
         written += 1;
     }
-    std::fs::write(out, text).map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+    deepred::chess::files::write_replacing(out, text.as_bytes())
+        .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
     Ok((written, without))
 }
 

@@ -337,6 +337,12 @@ pub fn genfens(command: &str) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
+    if !req.ignored.is_empty() {
+        eprintln!(
+            "deepred: genfens: ignored '{}' (this engine reads only 'plies P' after the book)",
+            req.ignored.join(" ")
+        );
+    }
     match generate(&req, &deepred::eval::default_evaluator()) {
         Ok(openings) => {
             for p in openings {

@@ -51,10 +51,11 @@ pub fn not_an_input<'a>(
             std::path::PathBuf::from(p)
         })
     };
-    if inputs
-        .into_iter()
-        .any(|i| sidecars(i).iter().any(|p| one_file(out, p)))
-    {
+    if inputs.into_iter().any(|i| {
+        sidecars(i)
+            .iter()
+            .any(|p| deepred::chess::files::one_file(out, p))
+    }) {
         return Err(format!(
             "'{}' is also an input of this command: writing it would destroy it; choose another output",
             out.display()
@@ -68,7 +69,7 @@ pub fn not_an_input<'a>(
 pub fn named_once<'a>(inputs: impl IntoIterator<Item = &'a std::path::Path>) -> Result<(), String> {
     let mut seen: Vec<&std::path::Path> = Vec::new();
     for p in inputs {
-        if let Some(q) = seen.iter().find(|q| one_file(q, p)) {
+        if let Some(q) = seen.iter().find(|q| deepred::chess::files::one_file(q, p)) {
             return Err(format!(
                 "'{}' and '{}' are one file: name each input once",
                 q.display(),
@@ -78,31 +79,6 @@ pub fn named_once<'a>(inputs: impl IntoIterator<Item = &'a std::path::Path>) -> 
         seen.push(p);
     }
     Ok(())
-}
-
-/// Whether two paths name one file: the same device and inode, the same canonical path, or
-/// (for files not made yet) the same absolute path.
-fn one_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let meta = |p| std::fs::metadata(p).ok();
-    let canonical = |p| std::fs::canonicalize(p).ok();
-    let absolute = |p| std::path::absolute(p).ok();
-    meta(a).zip(meta(b)).is_some_and(|(x, y)| same_file(&x, &y))
-        || canonical(a).is_some_and(|x| canonical(b) == Some(x))
-        || absolute(a).is_some_and(|x| absolute(b) == Some(x))
-}
-
-/// Whether two files' metadata are of one file (device and inode; where there are none, never).
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        a.dev() == b.dev() && a.ino() == b.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
-    }
 }
 
 /// The position of a `--fen` argument, the start position without one.

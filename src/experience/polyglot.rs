@@ -89,22 +89,27 @@ pub fn polyglot_move(m: &Move) -> u16 {
         | (promo << 12)
 }
 
-/// Writes `entries` (sorted by key) as a Polyglot book.
+/// Writes `entries` (sorted by key) as a Polyglot book, whole or not at all.
 pub fn write_polyglot(path: &Path, entries: &[BookEntry]) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for e in entries {
-        out.write_all(&e.key.to_be_bytes())?;
-        out.write_all(&polyglot_move(&e.mv).to_be_bytes())?;
-        out.write_all(&e.weight.to_be_bytes())?;
-        out.write_all(&0u32.to_be_bytes())?;
-    }
-    out.flush()
+    crate::chess::files::write_replacing_with(path, |out| {
+        for e in entries {
+            out.write_all(&e.key.to_be_bytes())?;
+            out.write_all(&polyglot_move(&e.mv).to_be_bytes())?;
+            out.write_all(&e.weight.to_be_bytes())?;
+            out.write_all(&0u32.to_be_bytes())?;
+        }
+        Ok(())
+    })
 }
 
 /// Writes the positions as EPD: the position, `bm` the best known move (SAN; the book's
-/// choice, `experience show`'s first line), `c0` its games and confidence-aware score.
+/// choice, `experience show`'s first line), `c0` its games and confidence-aware score; whole
+/// or not at all.
 pub fn write_epd(path: &Path, positions: &[KnownPosition]) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    crate::chess::files::write_replacing_with(path, |out| write_epd_lines(out, positions))
+}
+
+fn write_epd_lines(out: &mut dyn Write, positions: &[KnownPosition]) -> std::io::Result<()> {
     for (pos, here) in positions {
         // The store's own ranking: its best move first.
         let Some(best) = here.first() else {

@@ -228,12 +228,7 @@ fn write_progress(
 /// `--pgn` naming `--out` or its progress file would write games over the records.
 fn check_paths(opts: &DatagenOptions) -> Result<(), Error> {
     let Some(pgn) = &opts.pgn else { return Ok(()) };
-    let same = |a: &Path, b: &Path| {
-        let both = |f: fn(&Path) -> std::io::Result<PathBuf>| {
-            f(a).is_ok_and(|x| f(b).is_ok_and(|y| x == y))
-        };
-        both(|p| std::path::absolute(p)) || both(|p| std::fs::canonicalize(p))
-    };
+    let same = crate::chess::files::one_file;
     if same(pgn, &opts.out) || same(pgn, &progress_path(&opts.out)) {
         return Err(Error::Datagen(format!(
             "--pgn '{}' is the positions file or its progress file; choose another --pgn",

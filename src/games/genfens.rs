@@ -34,10 +34,13 @@ pub struct Request {
     pub book: Option<PathBuf>,
     /// Random plies after the book line or the start position.
     pub plies: Option<usize>,
+    /// Words after the book that mean nothing here (OpenBench passes a test's own words on),
+    /// for the caller to name in a warning.
+    pub ignored: Vec<String>,
 }
 
 /// Reads `genfens N seed S book <None|FILE> [plies P]` (OpenBench may add its own words after
-/// the book; unknown ones are ignored).
+/// the book; unknown ones are kept in [`Request::ignored`]).
 pub fn parse(command: &str) -> Result<Request, String> {
     let w: Vec<&str> = command.split_whitespace().collect();
     let bad = || {
@@ -54,15 +57,21 @@ pub fn parse(command: &str) -> Result<Request, String> {
     }
     let seed = w[3].parse().map_err(|_| bad())?;
     let book = (!w[5].eq_ignore_ascii_case("none")).then(|| PathBuf::from(w[5]));
-    let plies = match w.iter().position(|&x| x == "plies") {
-        Some(i) => Some(w.get(i + 1).and_then(|p| p.parse().ok()).ok_or_else(bad)?),
-        None => None,
-    };
+    let (mut plies, mut ignored) = (None, Vec::new());
+    let mut rest = w[6..].iter();
+    while let Some(&word) = rest.next() {
+        if word == "plies" {
+            plies = Some(rest.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?);
+        } else {
+            ignored.push(word.to_string());
+        }
+    }
     Ok(Request {
         count,
         seed,
         book,
         plies,
+        ignored,
     })
 }
 

@@ -495,6 +495,66 @@ fn bad_store_files_are_clear_errors() {
         assert_eq!(std::fs::read(&db).unwrap(), before);
         std::fs::remove_file(&linked).unwrap();
     }
+    // One output that cannot be written: refused before any is written (not a PGN made and
+    // the EPD refused after it).
+    let made = db.with_file_name("made.pgn");
+    let out = deepred(&[
+        "experience",
+        "export",
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        made.to_str().unwrap(),
+        "--epd",
+        "/nonexistent/x.epd",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("cannot write '/nonexistent/x.epd'"),
+        "{err}"
+    );
+    assert!(
+        !made.exists(),
+        "the PGN was written before the EPD was refused"
+    );
+    // A plot into a folder: refused before the statistics, with the folder named.
+    let out = deepred(&[
+        "experience",
+        "stats",
+        "--db",
+        db.to_str().unwrap(),
+        "--plot",
+        &folder,
+    ]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        !out.status.success()
+            && err.contains(&format!("cannot write '{folder}'"))
+            && text.is_empty(),
+        "{text}{err}"
+    );
+    // No move enters a book or a coverage count with 0 games: 0 is refused, not read as 1.
+    for args in [
+        vec!["experience", "export", "--epd", "x.epd", "--min-games", "0"],
+        vec![
+            "experience",
+            "coverage",
+            "--pgn",
+            tcec.to_str().unwrap(),
+            "--min-games",
+            "0",
+        ],
+    ] {
+        let out = deepred(&[&args[..], &["--db", db.to_str().unwrap()][..]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("'0' for '--min-games"),
+            "{args:?}: {err}"
+        );
+    }
     // Nor is a folder or a device a store to learn into: SQLite would take `/dev/null` and
     // learn every game into nothing.
     #[cfg(unix)]
