@@ -583,7 +583,7 @@ fn vacuum(a: VacuumArgs) -> ExitCode {
 
 /// `experience stats --plot`: growth against time, and the book's depth.
 fn plot_store(store: &Store, out: &std::path::Path) -> ExitCode {
-    use deepred::tools::curve::{Panel, plot_lines};
+    use deepred::train::plot::{Panel, plot_lines};
     let (growth, depths) = match (store.growth(), book_depths(store, 60)) {
         (Ok(g), Ok(d)) => (g, d),
         (Err(e), _) | (_, Err(e)) => return fail(e),

@@ -4,52 +4,9 @@
 
 use std::path::Path;
 
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use plotters::style::{FontStyle, register_font};
 
-/// The font of the labels (assets/fonts: DejaVu Sans cut to ASCII).
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
-
-/// The lines' colours, in turn.
-const COLORS: [RGBColor; 3] = [
-    RGBColor(200, 30, 30),
-    RGBColor(60, 60, 200),
-    RGBColor(30, 140, 30),
-];
-
-/// Gives the plots their font (registering it again is harmless; it fails only on a broken font).
-fn use_font() -> Result<(), Box<dyn std::error::Error>> {
-    register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| "the plot font could not be read".into())
-}
-
-/// Enough decimals on an axis of this range that neighbouring ticks differ.
-fn decimals(range: f64) -> usize {
-    match range {
-        r if r < 1.0 => 2,
-        r if r < 10.0 => 1,
-        _ => 0,
-    }
-}
-
-type Chart<'a, 'b> =
-    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-
-/// The legend of a panel's lines, framed, at `position`.
-fn legend<'a, 'b: 'a>(
-    chart: &mut Chart<'a, 'b>,
-    position: SeriesLabelPosition,
-) -> Result<(), Box<dyn std::error::Error>> {
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(position)
-        .draw()?;
-    Ok(())
-}
+use crate::train::plot::{COLORS, decimals, draw_png, legend, use_font};
 
 /// One measured point: x (games learned), Elo and the half-width of its 95% interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,7 +127,7 @@ pub fn plot_against(
     x_desc: &str,
     series: &[Series],
 ) -> Result<(), super::Error> {
-    let draw = || -> Result<(), Box<dyn std::error::Error>> {
+    draw_png(out, (900, 700), |root| {
         use_font()?;
         let points = || series.iter().flat_map(|s| s.points.iter());
         let (x0, x1) = points().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
@@ -194,7 +151,6 @@ pub fn plot_against(
         let (lo, hi) = points().fold((0f64, 0f64), |(a, b), p| {
             (a.min(p.elo - p.err), b.max(p.elo + p.err))
         });
-        let root = BitMapBackend::new(out, (900, 700)).into_drawing_area();
         root.fill(&WHITE)?;
         let (top, bottom) = root.split_vertically(380);
         for (panel, score) in [(&top, false), (&bottom, true)] {
@@ -249,75 +205,9 @@ pub fn plot_against(
             }
             legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
-        root.present()?;
         Ok(())
-    };
-    draw().map_err(|e| super::Error::Curve(format!("cannot draw '{}': {e}", out.display())))
-}
-
-/// One panel of [`plot_lines`]: a title, axis names and named lines of points.
-pub struct Panel {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub lines: Vec<(String, Vec<(f64, f64)>)>,
-}
-
-/// Draws `panels` one above the other into `out` (PNG).
-pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
-    let draw = || -> Result<(), Box<dyn std::error::Error>> {
-        use_font()?;
-        let root =
-            BitMapBackend::new(out, (900, 340 * panels.len().max(1) as u32)).into_drawing_area();
-        root.fill(&WHITE)?;
-        for (area, panel) in root
-            .split_evenly((panels.len().max(1), 1))
-            .iter()
-            .zip(panels)
-        {
-            let pts = || panel.lines.iter().flat_map(|(_, p)| p.iter());
-            let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
-            let (y0, y1) = pts().fold((0f64, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
-            let (x0, x1) = if x0 < x1 {
-                (x0, x1)
-            } else {
-                (x0.min(0.0), x0.max(0.0) + 1.0)
-            };
-            let y1 = if y1 > y0 { y1 * 1.05 } else { y0 + 1.0 };
-            let (dx, dy) = (decimals(x1 - x0), decimals(y1 - y0));
-            let mut chart = ChartBuilder::on(area)
-                .caption(&panel.title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x0..x1, y0..y1)?;
-            chart
-                .configure_mesh()
-                .light_line_style(WHITE)
-                .x_label_formatter(&|x| format!("{:.*}", dx, x))
-                .y_label_formatter(&|y| format!("{:.*}", dy, y))
-                .x_desc(panel.x_label.as_str())
-                .y_desc(panel.y_label.as_str())
-                .label_style(("sans-serif", 14))
-                .draw()?;
-            for (i, (name, points)) in panel.lines.iter().enumerate() {
-                let color = COLORS[i % COLORS.len()];
-                chart
-                    .draw_series(LineSeries::new(
-                        points.iter().copied(),
-                        color.stroke_width(2),
-                    ))?
-                    .label(name.as_str())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                    });
-            }
-            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-        }
-        root.present()?;
-        Ok(())
-    };
-    draw().map_err(|e| super::Error::Curve(format!("cannot draw '{}': {e}", out.display())))
+    })
+    .map_err(|e| super::Error::Plot(e.to_string()))
 }
 
 #[cfg(test)]
@@ -394,18 +284,6 @@ mod tests {
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         // 900 x 700 (the IHDR chunk's width and height).
         assert_eq!(&png[16..24], &[0, 0, 3, 132, 0, 0, 2, 188]);
-        // A one-panel line plot: 900 x 340.
-        let panel = Panel {
-            title: "t".into(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            lines: vec![("a".into(), vec![(0.0, 1.0), (1.0, 3.0)])],
-        };
-        plot_lines(&out, &[panel]).unwrap();
-        assert_eq!(
-            &std::fs::read(&out).unwrap()[16..24],
-            &[0, 0, 3, 132, 0, 0, 1, 84]
-        );
         let _ = std::fs::remove_file(&out);
     }
 }

@@ -19,6 +19,9 @@ pub enum Error {
     /// A learning curve that cannot be read or drawn.
     #[error("learning curve: {0}")]
     Curve(String),
+    /// A plot that cannot be drawn or written (the message names the file).
+    #[error("{0}")]
+    Plot(String),
     /// The engine under test.
     #[error(transparent)]
     Engine(#[from] crate::games::Error),

@@ -43,6 +43,9 @@ pub enum Error {
     /// Nets that cannot be averaged (`deepred nn average`).
     #[error("{0}")]
     Average(String),
+    /// A plot that cannot be drawn or written (the message names the file).
+    #[error("{0}")]
+    Plot(String),
     /// A checkpoint or a run directory that cannot be used for `--resume`.
     #[error("{0}")]
     Resume(String),

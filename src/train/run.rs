@@ -12,7 +12,7 @@ use tch::{Device, Kind as TKind, Tensor};
 
 use super::data::{self};
 use super::error::Error;
-use super::plot::{Series, write_png};
+use super::plot::{Panel, plot_lines};
 use crate::nn::net::Kind;
 
 /// What `deepred train` was asked to do.
@@ -291,22 +291,35 @@ impl RunFiles {
     pub(super) fn plot(&self) -> Result<(), Error> {
         let log = self.read_log();
         let main: Vec<&EpochLog> = log.iter().filter(|e| e.stage == "main").collect();
-        let series = |name: &str, color, f: fn(&EpochLog) -> f64| Series {
-            name: name.into(),
-            color,
-            points: main.iter().map(|e| (e.epoch as f64, f(e))).collect(),
+        let line = |name: &str, f: fn(&EpochLog) -> f64| {
+            let points = main.iter().map(|e| (e.epoch as f64, f(e)));
+            (name.to_string(), points.collect())
         };
-        write_png(
+        let panel = |title: &str, y_label: &str, lines| Panel {
+            title: title.into(),
+            x_label: "epoch".into(),
+            y_label: y_label.into(),
+            lines,
+        };
+        plot_lines(
             &self.png,
             &[
-                vec![
-                    series("train loss", [200, 40, 40], |e| e.train_loss),
-                    series("validation loss", [40, 40, 200], |e| e.val_loss),
-                ],
-                vec![
-                    series("train accuracy", [200, 40, 40], |e| e.train_acc),
-                    series("validation accuracy", [40, 40, 200], |e| e.val_acc),
-                ],
+                panel(
+                    "Loss",
+                    "loss",
+                    vec![
+                        line("train loss", |e| e.train_loss),
+                        line("validation loss", |e| e.val_loss),
+                    ],
+                ),
+                panel(
+                    "Accuracy",
+                    "accuracy",
+                    vec![
+                        line("train accuracy", |e| e.train_acc),
+                        line("validation accuracy", |e| e.val_acc),
+                    ],
+                ),
             ],
         )
     }
