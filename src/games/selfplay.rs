@@ -119,7 +119,9 @@ pub fn opening(openings: &[Chess], random_plies: usize, rng: &mut StdRng) -> Che
     pos
 }
 
-/// Loads openings from an EPD file (first four fields of each line).
+/// Loads openings from an EPD file: the first four fields of each line, and the move counters
+/// where the line has them (a full FEN's last two fields, or EPD's `hmvc` and `fmvn`), else
+/// `0 1`.
 pub fn load_openings(path: &std::path::Path) -> Result<Vec<Chess>, Error> {
     load_openings_mode(path, false)
 }
@@ -132,11 +134,13 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
     })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let f: Vec<&str> = line.split_whitespace().take(4).collect();
+        let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() < 4 {
             continue;
         }
-        match crate::chess::fen::parse_fen(&format!("{} 0 1", f.join(" ")), chess960) {
+        let (halfmoves, fullmoves) = move_counters(&f[4..]);
+        let fen = format!("{} {halfmoves} {fullmoves}", f[..4].join(" "));
+        match crate::chess::fen::parse_fen(&fen, chess960) {
             // A game from it would be over before a move: not an opening.
             Ok(p) if p.is_game_over() => {
                 return Err(Error::FinishedOpening {
@@ -160,6 +164,21 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
         });
     }
     Ok(out)
+}
+
+/// The move counters after an EPD line's four position fields: `N M` (a full FEN), or the
+/// operations `hmvc N;` and `fmvn M;`; `0 1` for what is missing or not a count.
+fn move_counters(rest: &[&str]) -> (u32, u32) {
+    let count = |s: &str| s.trim_end_matches(';').parse::<u32>().ok();
+    let op = |name: &str| {
+        let at = rest.iter().position(|w| *w == name)?;
+        rest.get(at + 1).and_then(|v| count(v))
+    };
+    let (h, n) = match rest {
+        [h, n, ..] if count(h).is_some() && count(n).is_some() => (count(h), count(n)),
+        _ => (op("hmvc"), op("fmvn")),
+    };
+    (h.unwrap_or(0), n.filter(|&n| n >= 1).unwrap_or(1))
 }
 
 /// The pure mode's move: the best known move (confidence-aware score) if its record is winning
@@ -480,6 +499,43 @@ pub fn versus_random(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A book line keeps its move counters, in either form; a line without them starts at
+    /// `0 1`, and opcodes that are not counters change nothing.
+    #[test]
+    fn openings_keep_their_move_counters() {
+        let path = std::env::temp_dir().join(format!("deepred-book-{}.epd", std::process::id()));
+        let lines = [
+            (
+                "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 3 4",
+                "3 4",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -",
+                "0 1",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - hmvc 1; fmvn 2;",
+                "1 2",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - bm Nf3; id \"x 7\";",
+                "0 1",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 0",
+                "0 1",
+            ),
+        ];
+        let text: Vec<&str> = lines.iter().map(|(l, _)| *l).collect();
+        std::fs::write(&path, text.join("\n")).unwrap();
+        let openings = load_openings(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        for (pos, (line, counters)) in openings.iter().zip(lines) {
+            let fen = crate::chess::fen::fen_of(pos);
+            assert!(fen.ends_with(&format!(" {counters}")), "{line}: {fen}");
+        }
+    }
 
     #[test]
     fn jittered_limits_stay_within_their_share_even_near_the_top() {

@@ -89,7 +89,13 @@ pub(super) fn finished_games(
             ),
             ("White", g.tag("White").unwrap_or(""), white.to_string()),
             ("Black", g.tag("Black").unwrap_or(""), black.to_string()),
-            ("opening", &fen_of(&g.start), fen_of(&start)),
+            // The position, not its move counters: books read before their counters were
+            // kept started every game at `0 1`.
+            (
+                "opening",
+                &position_fields(&g.start),
+                position_fields(&start),
+            ),
             (
                 "TimeControl",
                 g.tag("TimeControl").unwrap_or(""),
@@ -121,4 +127,10 @@ pub(super) fn finished_games(
         });
     }
     Ok((games, warnings))
+}
+
+/// A position's FEN without its move counters.
+fn position_fields(pos: &shakmaty::Chess) -> String {
+    let fen = fen_of(pos);
+    fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
 }
