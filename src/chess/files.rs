@@ -28,10 +28,7 @@ pub fn write_replacing_with(
         write(&mut w)?;
         w.flush()
     };
-    let target = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_symlink() => std::fs::canonicalize(path).unwrap_or(path.to_path_buf()),
-        _ => path.to_path_buf(),
-    };
+    let target = link_target(path);
     if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
         return fill(std::fs::File::create(&target)?);
     }
@@ -56,6 +53,19 @@ pub fn write_replacing_with(
         let _ = std::fs::remove_file(&tmp);
     }
     written
+}
+
+/// The file a path names through its links (up to 40 of them), whether or not that file
+/// exists: a link to a file not made yet names the file to make.
+pub fn link_target(path: &Path) -> std::path::PathBuf {
+    let mut target = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&target) {
+            Ok(to) => target = target.parent().map_or(to.clone(), |p| p.join(&to)),
+            Err(_) => break,
+        }
+    }
+    target
 }
 
 /// Whether two paths name one file: the same device and inode, the same canonical path, or

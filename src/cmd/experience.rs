@@ -168,7 +168,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
 fn stats(a: StatsArgs) -> ExitCode {
     if let Some(plot) = &a.plot
         && let Err(e) =
-            super::not_an_input(plot, [a.db.as_path()]).and_then(|()| super::writable(plot))
+            super::not_an_input(plot, [a.db.as_path()]).and_then(|()| super::replaceable(plot))
     {
         return fail(e);
     }
@@ -296,7 +296,7 @@ fn export(a: ExportArgs) -> ExitCode {
         }
     }
     // Every output writable before any is written: not one export made and the next refused.
-    if let Some(e) = outs.iter().find_map(|o| super::writable(o).err()) {
+    if let Some(e) = outs.iter().find_map(|o| super::replaceable(o).err()) {
         return fail(e);
     }
     let store = match Store::open_read_only(&a.db) {

@@ -21,17 +21,58 @@ pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 /// An output file that cannot be written is an error before the work, not after it (a game
-/// played to its end, then lost): an existing file must open for writing (it is not changed), a
-/// new one is created and removed again.
+/// played to its end, then lost), for a file written in place (appended to): an existing file
+/// must open for writing (it is not changed), a new one needs a folder that takes a new file.
+/// See [`check_output`] for what else holds.
 pub fn writable(path: &std::path::Path) -> Result<(), String> {
-    let existed = path.exists();
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
-    if !existed {
-        let _ = std::fs::remove_file(path);
+    check_output(path, false)
+}
+
+/// [`writable`] for a file written whole (a temporary file beside it, renamed over it): its
+/// folder must take a new file, whether or not the file exists.
+pub fn replaceable(path: &std::path::Path) -> Result<(), String> {
+    check_output(path, true)
+}
+
+/// A folder is refused; a pipe or a device is taken as it is (opening one here would block, or
+/// end its reader's input); a file is checked as [`writable`] and [`replaceable`] say, through
+/// links (a link to a missing file: the target's folder). Nothing is changed and nothing is
+/// left behind.
+fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write '{}': {e}", path.display());
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return Err(format!("cannot write '{}': it is a folder", path.display()));
+        }
+        Ok(m) if !m.is_file() => return Ok(()),
+        Ok(_) if !whole => {
+            return std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map(drop)
+                .map_err(cannot);
+        }
+        _ => {}
+    }
+    let target = deepred::chess::files::link_target(path);
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    for n in 0.. {
+        let probe = folder.join(format!(".deepred-probe-{}-{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+        {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&probe);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => continue,
+            Err(e) => return Err(cannot(e)),
+        }
     }
     Ok(())
 }

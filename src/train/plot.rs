@@ -95,15 +95,18 @@ pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
             .iter()
             .zip(panels)
         {
-            let pts = || panel.lines.iter().flat_map(|(_, p)| p.iter());
-            let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
-            let (y0, y1) = pts().fold((0f64, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
-            let (x0, x1) = if x0 < x1 {
-                (x0, x1)
-            } else {
-                (x0.min(0.0), x0.max(0.0) + 1.0)
+            // Points that are not numbers (an infinite loss) are left out of the ranges and
+            // the lines: plotters would never finish its ticks.
+            let finite = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite();
+            let pts = || {
+                panel
+                    .lines
+                    .iter()
+                    .flat_map(|(_, p)| p.iter())
+                    .filter(finite)
             };
-            let y1 = if y1 > y0 { y1 * 1.05 } else { y0 + 1.0 };
+            let (x0, x1) = span(pts().map(|p| p.0), 0.0);
+            let (y0, y1) = span(pts().map(|p| p.1), 0.05);
             let (dx, dy) = (decimals(x1 - x0), decimals(y1 - y0));
             // Whole numbers on a short axis (epochs 1..k): one label each, none between.
             let whole = x1 - x0 <= 20.0 && pts().all(|p| p.0.fract() == 0.0);
@@ -131,11 +134,11 @@ pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
                 .draw()?;
             for (i, (name, points)) in panel.lines.iter().enumerate() {
                 let color = COLORS[i % COLORS.len()];
+                let points = || points.iter().filter(finite).copied();
+                // Each point marked too: a line of one point (the first epoch) is still seen.
+                chart.draw_series(points().map(|p| Circle::new(p, 3, color.filled())))?;
                 chart
-                    .draw_series(LineSeries::new(
-                        points.iter().copied(),
-                        color.stroke_width(2),
-                    ))?
+                    .draw_series(LineSeries::new(points(), color.stroke_width(2)))?
                     .label(name.as_str())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
@@ -147,6 +150,23 @@ pub fn plot_lines(out: &Path, panels: &[Panel]) -> Result<(), super::Error> {
     })
 }
 
+/// The axis range of `values`: their smallest to their largest, widened by `pad` of the range
+/// on each side (not below 0 for values that are not), a unit around a single value, and 0..1
+/// for none.
+fn span(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    if lo == hi {
+        return ((lo - 1.0).max(lo.min(0.0)), hi + 1.0);
+    }
+    let widen = (hi - lo) * pad;
+    ((lo - widen).max(lo.min(0.0)), hi + widen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +174,22 @@ mod tests {
     /// The picture as pixels: a PNG of the asked size, read back by an independent decoder.
     fn pixels(path: &Path) -> image::RgbImage {
         image::open(path).unwrap().to_rgb8()
+    }
+
+    /// Each panel scaled to its data (accuracy between 0.85 and 0.91 fills the panel), not
+    /// below 0 for counts, and a usable range for one value or none.
+    #[test]
+    fn axes_span_the_data() {
+        let (lo, hi) = span([0.85, 0.91, 0.88].into_iter(), 0.05);
+        assert!(
+            (lo - 0.847).abs() < 1e-9 && (hi - 0.913).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        assert_eq!(span([1.0, 4567.0].into_iter(), 0.05).0, 0.0);
+        assert_eq!(span([-2.0, 2.0].into_iter(), 0.0), (-2.0, 2.0));
+        assert_eq!(span([3.0].into_iter(), 0.0), (2.0, 4.0));
+        assert_eq!(span([0.5].into_iter(), 0.0), (0.0, 1.5));
+        assert_eq!(span(std::iter::empty(), 0.05), (0.0, 1.0));
     }
 
     /// Two panels, each with two lines in their colours, and text (titles, ticks, legend) in
@@ -197,16 +233,29 @@ mod tests {
         plot_lines(&path, &panels).unwrap();
         let img = pixels(&path);
         assert_eq!(img.dimensions(), (900, 680));
-        let count = |rows: std::ops::Range<u32>, c: RGBColor| {
+        let count = |img: &image::RgbImage, rows: std::ops::Range<u32>, c: RGBColor| {
             rows.flat_map(|y| (0..900).map(move |x| (x, y)))
                 .filter(|&(x, y)| img.get_pixel(x, y).0 == [c.0, c.1, c.2])
                 .count()
         };
         for rows in [0..340, 340..680] {
-            assert!(count(rows.clone(), COLORS[0]) > 100, "{rows:?}");
-            assert!(count(rows.clone(), COLORS[1]) > 100, "{rows:?}");
-            assert!(count(rows, BLACK) > 500);
+            assert!(count(&img, rows.clone(), COLORS[0]) > 100, "{rows:?}");
+            assert!(count(&img, rows.clone(), COLORS[1]) > 100, "{rows:?}");
+            assert!(count(&img, rows, BLACK) > 500);
         }
+        // A panel of one point, one with none and one with an infinite value: drawn, the point
+        // marked (a one-epoch run showed an empty panel).
+        let odd = [
+            panel("One epoch", vec![line("train", &[0.5])]),
+            panel("No epoch yet", vec![line("train", &[])]),
+            panel("Diverged", vec![line("train", &[0.5, f64::INFINITY, 0.4])]),
+        ];
+        plot_lines(&path, &odd).unwrap();
+        let img = pixels(&path);
+        // (the empty panel's red is its legend's swatch alone)
+        let legend_only = count(&img, 340..680, COLORS[0]);
+        assert!(count(&img, 0..340, COLORS[0]) > legend_only + 20);
+        assert!(count(&img, 680..1020, COLORS[0]) > legend_only + 100);
         // Nothing beside the picture: it was written whole, by its own name.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         // A folder where the picture should go: a clear error naming it, nothing written.
@@ -215,6 +264,7 @@ mod tests {
             err.starts_with(&format!("cannot write '{}'", dir.display())),
             "{err}"
         );
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -517,6 +517,76 @@ fn bad_store_files_are_clear_errors() {
         !made.exists(),
         "the PGN was written before the EPD was refused"
     );
+    // A pipe is written as it is (the check before the export used to open and close it: the
+    // reader saw the end of its input and the export then waited for another for ever), and
+    // a link to a file not made yet stays a link, its target made by the export.
+    #[cfg(unix)]
+    {
+        let good = db.with_file_name("good.sqlite");
+        let out = deepred(&[
+            "import",
+            "--db",
+            good.to_str().unwrap(),
+            tcec.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let fifo = db.with_file_name("book.fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        let mut export = common::command()
+            .args([
+                "experience",
+                "export",
+                "--db",
+                good.to_str().unwrap(),
+                "--epd",
+            ])
+            .arg(&fifo)
+            .spawn()
+            .unwrap();
+        let t = std::time::Instant::now();
+        while export.try_wait().unwrap().is_none() && t.elapsed().as_secs() < 60 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let done = export.try_wait().unwrap();
+        if done.is_none() {
+            let _ = export.kill();
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        assert!(
+            done.is_some_and(|s| s.success()),
+            "export into a pipe: {done:?}"
+        );
+        let epd = reader.join().unwrap();
+        assert!(epd.lines().count() > 10 && epd.contains(" bm "), "{epd}");
+        let link = db.with_file_name("book-link.epd");
+        let target = db.with_file_name("book-target.epd");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let out = deepred(&[
+            "experience",
+            "export",
+            "--db",
+            good.to_str().unwrap(),
+            "--epd",
+            link.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            epd,
+            "the export through the link"
+        );
+    }
     // A plot into a folder: refused before the statistics, with the folder named.
     let out = deepred(&[
         "experience",
