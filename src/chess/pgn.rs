@@ -481,12 +481,14 @@ pub fn write_pgn_annotated(
             v.replace('\\', "\\\\").replace('"', "\\\"")
         ));
     };
+    // The seven tags every PGN game has; one not known (missing or empty) in PGN's own form.
     for key in ["Event", "Site", "Date", "Round", "White", "Black"] {
+        let unknown = if key == "Date" { "????.??.??" } else { "?" };
         let v = tags
             .iter()
-            .find(|(k, _)| *k == key)
-            .map_or("?".to_string(), |(_, v)| v.clone());
-        tag(&mut out, key, &v);
+            .find(|(k, v)| *k == key && !v.is_empty())
+            .map_or(unknown, |(_, v)| v.as_str());
+        tag(&mut out, key, v);
     }
     tag(&mut out, "Result", result_text);
     if *start != Chess::default() || start.castles().mode() == CastlingMode::Chess960 {
@@ -571,6 +573,30 @@ mod tests {
             "[Event \"one\"]\n\n*\n\n[Event \"two\"]\n\n*\n\n"
         );
         let _ = std::fs::remove_file(&path);
+    }
+
+    /// The seven tags are always there; one not known (missing, or empty as a self-play game's
+    /// date is in the store) is written in PGN's form for it, not as `""`.
+    #[test]
+    fn unknown_tags_are_written_as_pgn_says() {
+        let tags = [
+            ("Event", "x".to_string()),
+            ("Date", String::new()),
+            ("White", String::new()),
+        ];
+        let text = write_pgn_annotated(&Chess::default(), &[], None, &tags, &[]);
+        for line in [
+            "[Event \"x\"]",
+            "[Site \"?\"]",
+            "[Date \"????.??.??\"]",
+            "[Round \"?\"]",
+            "[White \"?\"]",
+            "[Black \"?\"]",
+            "[Result \"*\"]",
+        ] {
+            assert!(text.contains(line), "{line}: {text}");
+        }
+        assert!(!text.contains("\"\""), "{text}");
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub struct ImportArgs {
 
 #[derive(Subcommand)]
 pub enum ExperienceCmd {
-    /// Games, rows per table, distinct positions, file size, bytes per row.
+    /// Games, rows per table, distinct positions, search memory positions, file size, bytes per
+    /// row and per game (`--plot`: growth and the book's depth as a PNG).
     Stats(StatsArgs),
     /// Known moves of a position with their counts and scores, and what the search memory
     /// remembers of it.

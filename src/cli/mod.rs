@@ -49,7 +49,7 @@ pub enum Cmd {
     /// Training positions for the learned value net from Deep Red's own games at fixed nodes
     /// (bulletformat records: position, search score, best move, game result); resumable.
     Datagen(DatagenArgs),
-    /// Train the learned value net (`Evaluator=learned`) on `datagen` files, on the CPU.
+    /// Train the learned value net (`Evaluator=learned`) on `datagen` files or a store, on the CPU.
     TrainLearned(TrainLearnedArgs),
     /// Train DeepChess or Deep Pink on a `deepred dataset` file with libtorch (needs a build
     /// with `--features torch`; see scripts/train-nets.sh).
