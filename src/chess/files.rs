@@ -29,6 +29,10 @@ pub fn write_replacing_with(
         w.flush()
     };
     let target = link_target(path);
+    if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_symlink()) {
+        // Still a link after as many as the system follows: a loop, never replaced by a file.
+        return Err(std::io::Error::other("too many levels of links"));
+    }
     if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
         return fill(std::fs::File::create(&target)?);
     }
@@ -125,6 +129,19 @@ mod tests {
             assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
             assert_eq!(std::fs::read(&net).unwrap(), b"through the link");
             assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+            // A loop of links is an error, and stays a loop.
+            let (la, lb) = (dir.join("la"), dir.join("lb"));
+            std::os::unix::fs::symlink(&lb, &la).unwrap();
+            std::os::unix::fs::symlink(&la, &lb).unwrap();
+            assert!(write_replacing(&la, b"x").is_err());
+            assert!(std::fs::symlink_metadata(&la).unwrap().is_symlink());
+            // A link to a file not made yet, by a relative name: the file is made, the link
+            // kept.
+            let dangling = dir.join("dangling.net");
+            std::os::unix::fs::symlink("made.net", &dangling).unwrap();
+            write_replacing(&dangling, b"made").unwrap();
+            assert!(std::fs::symlink_metadata(&dangling).unwrap().is_symlink());
+            assert_eq!(std::fs::read(dir.join("made.net")).unwrap(), b"made");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

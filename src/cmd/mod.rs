@@ -40,6 +40,16 @@ pub fn replaceable(path: &std::path::Path) -> Result<(), String> {
 /// left behind.
 fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
     let cannot = |e: std::io::Error| format!("cannot write '{}': {e}", path.display());
+    if path
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::is_separator)
+    {
+        return Err(format!(
+            "cannot write '{}': it names a folder",
+            path.display()
+        ));
+    }
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             return Err(format!("cannot write '{}': it is a folder", path.display()));
@@ -52,7 +62,11 @@ fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
                 .map(drop)
                 .map_err(cannot);
         }
-        _ => {}
+        Ok(_) => {}
+        // A file not made yet (a dangling link too) is checked by its folder below; anything
+        // else (a loop of links, a folder that may not be read) is the error it is.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(cannot(e)),
     }
     let target = deepred::chess::files::link_target(path);
     let folder = match target.parent() {

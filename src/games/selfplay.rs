@@ -167,7 +167,8 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
 }
 
 /// The move counters after an EPD line's four position fields: `N M` (a full FEN), or the
-/// operations `hmvc N;` and `fmvn M;`; `0 1` for what is missing or not a count.
+/// operations `hmvc N;` and `fmvn M;`; `0 1` for what is missing or not a count (and a
+/// half-move count of 100 or more is 0).
 fn move_counters(rest: &[&str]) -> (u32, u32) {
     let count = |s: &str| s.trim_end_matches(';').parse::<u32>().ok();
     let op = |name: &str| {
@@ -178,7 +179,11 @@ fn move_counters(rest: &[&str]) -> (u32, u32) {
         [h, n, ..] if count(h).is_some() && count(n).is_some() => (count(h), count(n)),
         _ => (op("hmvc"), op("fmvn")),
     };
-    (h.unwrap_or(0), n.filter(|&n| n >= 1).unwrap_or(1))
+    // A count the fifty-move rule has already ended the game at is no opening's: taken as 0.
+    (
+        h.filter(|&h| h < 100).unwrap_or(0),
+        n.filter(|&n| n >= 1).unwrap_or(1),
+    )
 }
 
 /// The pure mode's move: the best known move (confidence-aware score) if its record is winning
@@ -525,6 +530,10 @@ mod tests {
             (
                 "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 0",
                 "0 1",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - hmvc 150; fmvn 80;",
+                "0 80",
             ),
         ];
         let text: Vec<&str> = lines.iter().map(|(l, _)| *l).collect();

@@ -517,6 +517,37 @@ fn bad_store_files_are_clear_errors() {
         !made.exists(),
         "the PGN was written before the EPD was refused"
     );
+    // A name that ends as a folder's, and a loop of links: refused before anything is written.
+    let (la, lb) = (
+        db.with_file_name("loop-a.epd"),
+        db.with_file_name("loop-b.epd"),
+    );
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&lb, &la).unwrap();
+        std::os::unix::fs::symlink(&la, &lb).unwrap();
+    }
+    for (bad, want) in [
+        (
+            format!("{}/", db.with_file_name("newdir").display()),
+            "it names a folder",
+        ),
+        (la.display().to_string(), "cannot write"),
+    ] {
+        let out = deepred(&[
+            "experience",
+            "export",
+            "--db",
+            db.to_str().unwrap(),
+            "--pgn",
+            made.to_str().unwrap(),
+            "--epd",
+            &bad,
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(want), "{bad}: {err}");
+        assert!(!made.exists(), "{bad}: the PGN was written");
+    }
     // A pipe is written as it is (the check before the export used to open and close it: the
     // reader saw the end of its input and the export then waited for another for ever), and
     // a link to a file not made yet stays a link, its target made by the export.
