@@ -543,6 +543,72 @@ fn games_in_the_browser_are_played_checked_clocked_and_learned() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A take-back while Deep Red thinks, then another human move: Deep Red answers the position
+/// there is. Its search of the position taken back played its move on the new one (the rook
+/// took the queen that had gone back: the white king came off the board and the server
+/// panicked), because the game had the same number of moves again.
+#[test]
+fn a_take_back_while_deep_red_thinks_never_plays_its_old_move() {
+    let dir = temp_dir("takeback");
+    let db = dir.join("store.sqlite");
+    let db = db.to_str().unwrap();
+    import(db, &dir);
+    let s = Server::start(db);
+    for _ in 0..3 {
+        let (status, g) = s.post_json(
+            "/api/games",
+            serde_json::json!({"white": "human", "black": "deepred",
+                "fen": "7k/8/8/8/3r4/4K3/8/3Q4 w - - 0 1", "movetime_ms": 1000}),
+        );
+        assert_eq!(status, 200, "{g}");
+        let id = g["id"].clone();
+        play(&s, &id, "Qa4");
+        let (status, g) = s.post_json(&format!("/api/games/{id}/takeback"), serde_json::json!({}));
+        assert_eq!(status, 200, "{g}");
+        assert!(g["moves"].as_array().unwrap().is_empty(), "{g}");
+        play(&s, &id, "Kxd4");
+        let g = s.game_until(&id, |g| g["moves"].as_array().unwrap().len() == 2);
+        let reply = g["moves"][1]["san"].as_str().unwrap();
+        assert!(reply.starts_with('K'), "Black has only its king: {g}");
+        assert_eq!(s.get(&format!("/api/games/{id}/pgn")).0, 200);
+        let (status, _) = s.post_json(&format!("/api/games/{id}/resign"), serde_json::json!({}));
+        assert_eq!(status, 200);
+    }
+    // Nothing of a human's to take back: Deep Red's first move as White, or a game of Deep Red
+    // against itself (a take-back undid every move and left it waiting for ever).
+    for (white, black) in [("deepred", "human"), ("deepred", "deepred")] {
+        let (_, g) = s.post_json(
+            "/api/games",
+            serde_json::json!({"white": white, "black": black, "movetime_ms": 50}),
+        );
+        let id = g["id"].clone();
+        s.game_until(&id, |g| !g["moves"].as_array().unwrap().is_empty());
+        let (status, e) = s.post_json(&format!("/api/games/{id}/takeback"), serde_json::json!({}));
+        assert_eq!(status, 400, "{white} {black}: {e}");
+        assert!(
+            e["error"].as_str().unwrap().contains("no move of yours"),
+            "{e}"
+        );
+    }
+    // A Shredder-FEN (Chess960) position is not the web app's chess; nor is UCI's null move a
+    // move in the explorer.
+    let (status, e) = s.post_json(
+        "/api/games",
+        serde_json::json!({"white": "human", "black": "human", "fen": "4k3/8/8/8/8/8/8/R4K1R w HA - 0 1"}),
+    );
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("Chess960"), "{e}");
+    assert_eq!(s.get("/api/explore?moves=e2e4,0000").0, 400);
+    let (status, body) = s.get("/assets/%FF");
+    assert_eq!(status, 400);
+    assert!(
+        serde_json::from_str::<Value>(&body).is_ok_and(|v| v["error"].is_string()),
+        "{body}"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_learning_page_reads_the_growth_and_the_promoted_generations() {
     use deepred::experience::store::{Store, StoredNet};

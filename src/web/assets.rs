@@ -28,9 +28,14 @@ pub fn page(path: &str) -> Response {
     }
 }
 
-/// `GET /assets/{*path}`.
-pub async fn serve(Path(path): Path<String>) -> Response {
-    page(&path)
+/// `GET /assets/{*path}` (a path that is not UTF-8 text: the API's 400, in JSON).
+pub async fn serve(
+    path: Result<Path<String>, axum::extract::rejection::PathRejection>,
+) -> Response {
+    match path {
+        Ok(Path(path)) => page(&path),
+        Err(e) => super::Error::rejected(e.status(), e.body_text()).into_response(),
+    }
 }
 
 /// `Content-Type` of an asset by its extension.

@@ -32,14 +32,23 @@ impl Walk {
             Some(f) => parse_fen(f, false).map_err(|e| Error::BadRequest(format!("FEN: {e}")))?,
             None => Chess::default(),
         };
+        // parse_fen takes Shredder castling as Chess960; the web app knows standard chess (its
+        // links and PGN would name another game).
+        if start.castles().mode() == shakmaty::CastlingMode::Chess960 {
+            return Err(Error::BadRequest(
+                "FEN: a Chess960 position (the web app knows standard chess)".into(),
+            ));
+        }
         let mut position = start.clone();
         let mut played = Vec::new();
         let words = moves.unwrap_or("");
         for (i, word) in words
             .split([' ', ','])
-            // Move numbers between the moves (`1. e4 e5 2. Nf3`) are skipped.
+            // Move numbers between the moves (`1. e4 e5 2. Nf3`) are skipped; `0000` (UCI's
+            // null move) is none, and is refused as a move.
             .filter(|w| {
-                !w.is_empty() && !w.trim_end_matches('.').bytes().all(|b| b.is_ascii_digit())
+                let n = w.trim_end_matches('.');
+                !w.is_empty() && (n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()))
             })
             .enumerate()
         {

@@ -106,6 +106,10 @@ struct State {
     /// The result and how it came.
     ending: Option<(GameResult, String)>,
     takebacks: u32,
+    /// Counts the take-backs, as `takebacks` does, but only to tell a search that its position
+    /// is gone: a search started before a take-back never plays its move, even when the
+    /// moves made since bring the game back to its length.
+    epoch: u64,
     /// What became of the game in the store, once it ended.
     learned: Option<String>,
     /// The last thing to tell (a declined draw).
@@ -340,6 +344,7 @@ impl Games {
             movetime_ms,
             ending: None,
             takebacks: 0,
+            epoch: 0,
             learned: None,
             message: None,
             searching: false,
@@ -427,18 +432,19 @@ impl Games {
             if st.ending.is_some() {
                 return Err(Error::BadRequest("the game is over".into()));
             }
-            let mut undone = 0;
-            while st.moves.pop().is_some() {
-                undone += 1;
-                let turn = st.position().turn();
-                if st.side(turn) == Side::Human {
-                    break;
-                }
-            }
-            if undone == 0 {
-                return Err(Error::BadRequest("no move to take back".into()));
-            }
+            // The last move a human made, and every move after it (Deep Red's reply): the
+            // human is to move again. A game whose moves are all Deep Red's has none.
+            let first = st.start.turn();
+            let human_made = |i: usize| {
+                let mover = if i.is_multiple_of(2) { first } else { !first };
+                st.side(mover) == Side::Human
+            };
+            let Some(last) = (0..st.moves.len()).rev().find(|&i| human_made(i)) else {
+                return Err(Error::BadRequest("no move of yours to take back".into()));
+            };
+            st.moves.truncate(last);
             st.takebacks += 1;
+            st.epoch += 1;
             st.message = Some("A game with a take-back is not learned.".into());
             if let Some(c) = &mut st.clock {
                 c.since = Instant::now();
@@ -550,12 +556,15 @@ fn after_move(game: &Arc<Game>) {
 /// Deep Red's search on a thread of its own when it is to move; its move is played unless the
 /// game changed meanwhile (a take-back, a resignation).
 fn start_engine(game: &Arc<Game>) {
-    let (root, history, limits, ply) = {
+    let (root, history, limits, epoch) = {
         let mut st = lock(&game.state);
         if !st.engine_to_move() || st.searching {
             return;
         }
         st.searching = true;
+        // Cleared here, under the game's lock, not in the search's thread: a take-back's stop
+        // that comes after this is never undone.
+        game.shared.stop.store(false, Ordering::SeqCst);
         let pos = st.position();
         let mut history = Vec::with_capacity(st.moves.len());
         let mut p = st.start.clone();
@@ -579,19 +588,23 @@ fn start_engine(game: &Arc<Game>) {
                 ..Limits::default()
             },
         };
-        (pos, history, limits, st.moves.len())
+        (pos, history, limits, (st.epoch, st.moves.len()))
     };
     *lock(&game.thinking) = None;
     let game = game.clone();
     std::thread::spawn(move || {
-        let best = think(&game, root, history, limits);
+        let best = think(&game, root.clone(), history, limits);
         let over = {
             let mut st = lock(&game.state);
             st.searching = false;
-            if st.moves.len() != ply || st.ending.is_some() {
+            if st.ending.is_some() {
                 return;
             }
-            if let Some((m, score)) = best {
+            // Its position is the game's still, or the move is not played (a take-back came,
+            // and a human move after it): Deep Red starts again on the position there is.
+            if (st.epoch, st.moves.len()) == epoch
+                && let Some((m, score)) = best.filter(|(m, _)| root.is_legal(*m))
+            {
                 st.engine_score = score.or(st.engine_score);
                 st.play(m);
             }
@@ -643,7 +656,6 @@ fn think(
             *lock(&thinking) = Some(thinking_of(&at, *depth, *score, *nodes, pv));
         }
     }));
-    game.shared.stop.store(false, Ordering::SeqCst);
     game.shared.reset_clock();
     let r = search(&params, &game.shared, &player.tt());
     if let Some(inbox) = inbox {
