@@ -96,7 +96,11 @@ function show(g) {
     $("explore-link").href = `/explore?${start}moves=${moves}`
     $("explore-link").hidden = !g.result
     const humanToMove = Object.keys(g.dests).length > 0
-    $("takeback").disabled = !!g.result || g.moves.length === 0
+    // A take-back undoes a human's last move: none made yet (Deep Red's first move as White,
+    // or Deep Red against itself), nothing to take back.
+    const mover = (i) => ((i % 2 === 0) !== blackFirst ? "white" : "black")
+    const humanMoved = g.moves.some((_, i) => g[mover(i)] === "human")
+    $("takeback").disabled = !!g.result || !humanMoved
     $("resign").disabled = $("draw").disabled = !!g.result || (g.white !== "human" && g.black !== "human")
     board.disableMoveInput()
     if (humanToMove) board.enableMoveInput(inputHandler, g.turn === "white" ? COLOR.white : COLOR.black)
