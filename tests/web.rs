@@ -266,6 +266,15 @@ fn refuses_bad_requests(s: &Server) {
     assert!(body.contains("PGN") && body.contains("Qxf7"), "{body}");
     let (status, body) = s.post("/api/pgn", "");
     assert_eq!(status, 400, "{body}");
+    // A message that quotes a long input quotes its start, not all of it.
+    let (status, body) = s.get(&format!("/api/explore?fen={}", "p".repeat(3000)));
+    assert_eq!(status, 400);
+    assert!(
+        body.len() < 1200 && body.contains("more characters)"),
+        "{} bytes: {}",
+        body.len(),
+        &body[..200.min(body.len())]
+    );
     // The body limit, at its edge. A body the server stops reading part way is refused with a
     // reset the client may see before the 413, so the refused body is one byte over: read whole.
     let unit = "1. e4 e5 ";

@@ -81,10 +81,26 @@ impl IntoResponse for Error {
         (
             status,
             Json(ErrorBody {
-                error: self.to_string(),
+                error: shortened(self.to_string()),
             }),
         )
             .into_response()
+    }
+}
+
+/// The most characters of an error message: one that quotes a request's input (a FEN, a line
+/// of moves) does not send back a body's worth of it.
+const MAX_ERROR_CHARS: usize = 1000;
+
+/// `text` cut to [`MAX_ERROR_CHARS`], saying how much was left out.
+fn shortened(text: String) -> String {
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        None => text,
+        Some((at, _)) => format!(
+            "{}... ({} more characters)",
+            &text[..at],
+            text[at..].chars().count()
+        ),
     }
 }
 
