@@ -64,6 +64,30 @@ fn learning_records(db: &std::path::Path) {
     e.send("ucinewgame");
     let l = info_until(&mut e, "learned the game");
     assert!(l.contains("4 plies, 0-1"), "{l}");
+    // A ponder miss: the engine pondered on 1... Rb8 and found 2. Rxb8#, the opponent played
+    // 1... Kh8. The mate was never played: no game is learned (it was, as 1-0 in 3 plies).
+    e.send("setoption name Ponder value true");
+    e.send("ucinewgame");
+    let fen = "5rk1/5ppp/8/8/8/8/5PPP/1R4K1 w - - 0 1";
+    e.send(&format!("position fen {fen} moves f2f3 f8b8"));
+    e.send("go ponder wtime 10000 btime 10000");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    e.send("stop");
+    let (best, _) = e.bestmove(SECS(30));
+    assert!(best.starts_with("bestmove b1b8"), "{best}");
+    e.send(&format!("position fen {fen} moves f2f3 g8h8"));
+    e.send("go depth 4");
+    e.bestmove(SECS(30));
+    // And a ponder search stopped as the game ends (the opponent resigned, say): its move was
+    // not played either.
+    e.send("ucinewgame");
+    e.send(&format!("position fen {fen} moves f2f3 f8b8"));
+    e.send("go ponder wtime 10000 btime 10000");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    e.send("stop");
+    e.bestmove(SECS(30));
+    e.send("ucinewgame");
+    e.isready();
     e.quit();
     let store = Store::open_read_only(db).unwrap();
     assert_eq!(store.game_count().unwrap(), 2);

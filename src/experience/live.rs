@@ -18,12 +18,15 @@ pub struct Tracked {
 }
 
 impl Tracked {
-    /// Does `moves` from `start` continue this game?
+    /// Does `moves` from `start` continue this game? Also when its last move is another: a
+    /// ponder miss (the engine pondered on a move the opponent did not play) or a take-back of
+    /// one ply; the game is the one played.
     pub fn continued_by(&self, start: &Chess, moves: &[Move]) -> bool {
+        let kept = self.moves.len().saturating_sub(1);
         self.start == *start
             && self.start.halfmoves() == start.halfmoves()
             && moves.len() >= self.moves.len()
-            && moves[..self.moves.len()] == self.moves[..]
+            && moves[..kept] == self.moves[..kept]
     }
 
     /// The game as a record to learn (source `uci`), if it has ended by the rules. `our_move` is
@@ -76,6 +79,13 @@ mod tests {
         assert!(t.continued_by(&s2, &m2));
         let (s3, m3) = game("d2d4");
         assert!(!t.continued_by(&s3, &m3));
+        // The opponent played another move than the one pondered on: the same game.
+        let (s4, m4) = game("e2e4 c7c5 g1f3");
+        assert!(t.continued_by(&s4, &m4));
+        let (s5, m5) = game("d2d4 e7e5 g1f3");
+        assert!(!t.continued_by(&s5, &m5));
+        let (s6, m6) = game("e2e4");
+        assert!(!t.continued_by(&s6, &m6));
     }
 
     #[test]

@@ -140,7 +140,8 @@ impl<'a> Control<'a> {
     /// by how settled the search is (see `TimeManager`).
     pub fn soft_time_up_scaled(&self, scale: u64) -> bool {
         self.budget.is_some_and(|b| {
-            let soft = (b.soft_ms * scale / 100).clamp(1, b.hard_ms);
+            let soft = (u128::from(b.soft_ms) * u128::from(scale) / 100).min(u128::from(b.hard_ms));
+            let soft = (soft as u64).max(1);
             !self.shared.pondering.load(Ordering::Relaxed) && self.shared.elapsed_ms() >= soft
         })
     }

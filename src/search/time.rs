@@ -39,7 +39,8 @@ pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> 
             .unwrap_or(t.time_moves_to_go.max(1) as u32)
             .clamp(1, t.time_max_moves_to_go.max(1) as u32),
     );
-    let share = |x: u64, percent: i32| x * percent.max(0) as u64 / 100;
+    // In u128: a clock of i64::MAX milliseconds (a GUI's "no limit") would wrap.
+    let share = |x: u64, percent: i32| (u128::from(x) * percent.max(0) as u128 / 100) as u64;
     // Never plan to use more than this share of what is left.
     let cap = if mtg == 1 {
         share(avail, t.time_cap_last_percent)
@@ -47,8 +48,13 @@ pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> 
         share(avail, t.time_cap_percent)
     }
     .max(1);
-    let target = (avail / mtg + share(clock.inc, t.time_inc_percent)).min(cap);
-    let hard = (target * t.time_hard_factor.max(1) as u64).min(cap).max(1);
+    let target = (avail / mtg)
+        .saturating_add(share(clock.inc, t.time_inc_percent))
+        .min(cap);
+    let hard = target
+        .saturating_mul(t.time_hard_factor.max(1) as u64)
+        .min(cap)
+        .max(1);
     let soft = share(target, t.time_soft_percent).clamp(1, hard);
     Some(TimeBudget {
         soft_ms: soft,
@@ -123,8 +129,10 @@ mod tests {
 
     #[test]
     fn never_more_than_left_on_the_clock() {
-        for time in [1u64, 5, 20, 100, 1000, 60_000] {
-            for inc in [0u64, 100, 1000, 5000] {
+        // (The largest clocks a GUI sends, u64's and i64's most: the shares must not wrap to a
+        // budget of a few milliseconds.)
+        for time in [1u64, 5, 20, 100, 1000, 60_000, i64::MAX as u64, u64::MAX] {
+            for inc in [0u64, 100, 1000, 5000, u64::MAX] {
                 for mtg in [None, Some(1), Some(2), Some(40)] {
                     let c = Clock {
                         time: Some(time),
@@ -138,6 +146,9 @@ mod tests {
                         b.hard_ms <= time.saturating_sub(10).max(1),
                         "{time} {inc} {mtg:?} {b:?}"
                     );
+                    if time > 1 << 60 {
+                        assert!(b.soft_ms > 1 << 50, "{time} {inc} {mtg:?} {b:?}");
+                    }
                 }
             }
         }

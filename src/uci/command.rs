@@ -69,9 +69,21 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
         let v = tokens.get(i + 1).ok_or_else(|| Error::GoNeedsNumber {
             word: word.to_string(),
         })?;
-        v.parse::<i64>().map_err(|_| Error::GoNotANumber {
-            word: word.to_string(),
-            value: v.to_string(),
+        v.parse::<i64>().or_else(|_| {
+            // A whole number past i64 (`go nodes 18446744073709551615`): as far as it goes.
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                Ok(if v.starts_with('-') {
+                    i64::MIN
+                } else {
+                    i64::MAX
+                })
+            } else {
+                Err(Error::GoNotANumber {
+                    word: word.to_string(),
+                    value: v.to_string(),
+                })
+            }
         })
     };
     // A limit below 1 is raised to 1 and said: the GUI that sent it still waits for a bestmove.
@@ -215,6 +227,17 @@ mod tests {
         let e = |s| parse_go(s, &pos).err().unwrap().to_string();
         assert_eq!(e("depth"), "'go depth' needs a number");
         assert_eq!(e("nodes x"), "'go nodes x': not a whole number");
+        assert_eq!(e("nodes -"), "'go nodes -': not a whole number");
+        // Past i64 (u64::MAX nodes, a clock of 10^20 ms): as far as the limit goes.
+        let (l, _) = parse_go(
+            "nodes 18446744073709551615 wtime 99999999999999999999",
+            &pos,
+        )
+        .unwrap();
+        assert_eq!(
+            (l.nodes, l.wtime),
+            (Some(i64::MAX as u64), Some(i64::MAX as u64))
+        );
         // A limit below 1 searches at 1 and says so; movestogo 0 leaves the clock alone.
         let (l, w) = parse_go("nodes 0 mate -1 depth 0 movestogo 0 wtime 10", &pos).unwrap();
         assert_eq!(

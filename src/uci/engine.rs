@@ -123,9 +123,14 @@ impl Engine {
     pub fn stop_and_join(&mut self) {
         self.released.store(true, Ordering::SeqCst);
         self.shared.stop.store(true, Ordering::SeqCst);
-        self.shared.pondering.store(false, Ordering::SeqCst);
+        let missed = self.shared.pondering.swap(false, Ordering::SeqCst);
         if let Some(h) = self.search.take() {
             let _ = h.join();
+        }
+        // A ponder search stopped without `ponderhit`: its move was never played (the
+        // opponent played another), so it is no last move of the game to learn.
+        if missed {
+            *self.last_best.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
     }
 

@@ -128,6 +128,26 @@ fn go_depth_reports_full_info_and_a_legal_move() {
     e.quit();
 }
 
+/// `go movetime`: the time given is used (less the move overhead, 20 ms), not the share of it
+/// a clock's time manager would take (it answered `movetime 500` after about 300 ms). A lower
+/// bound only: a slow machine answers later, never sooner.
+#[test]
+fn go_movetime_uses_its_time() {
+    let mut e = Uci::start();
+    e.send("position startpos");
+    e.send("go movetime 500");
+    let (_, lines) = e.bestmove(SECS(30));
+    let time: u64 = lines
+        .iter()
+        .rev()
+        .find_map(|l| field(l, "time"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(time >= 450, "answered after {time} ms: {lines:?}");
+    e.quit();
+}
+
 #[test]
 fn stop_and_isready_during_infinite_search() {
     let mut e = Uci::start();

@@ -320,7 +320,11 @@ impl<'a> Worker<'a> {
                 result.score = best.score;
                 result.depth = depth as u32;
                 result.lines = lines;
-                if let Some(best) = result.best {
+                // `go movetime`: the time is the GUI's to give, used whole (the manager's
+                // stretching and shrinking is for a clock; it stopped at about 60% of it).
+                if let Some(best) = result.best
+                    && params.limits.movetime.is_none()
+                {
                     soft_scale = tm.update(
                         &self.t,
                         depth,
