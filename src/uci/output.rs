@@ -18,9 +18,34 @@ pub fn send(line: &str) {
     let _ = lock.flush();
 }
 
-/// `info string <text>`: the UCI way to tell the user something.
+/// `info string <text>`: the UCI way to tell the user something. The text is made one
+/// printable line ([`printable`]): a message that quotes the input (an unknown command of NUL
+/// bytes, a line of 200 KB) must not break the protocol or flood the GUI's log.
 pub fn info_string(text: &str) {
-    send(&format!("info string {text}"));
+    send(&format!("info string {}", printable(text)));
+}
+
+/// The most characters of an `info string`.
+const MAX_INFO_CHARS: usize = 1000;
+
+/// `text` with control characters escaped (`\u{0}`, `\n`) and cut to [`MAX_INFO_CHARS`].
+fn printable(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == MAX_INFO_CHARS {
+            out.push_str(&format!(
+                "... ({} more characters)",
+                text.chars().count() - n
+            ));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `score cp N` or `score mate N` as UCI prints it.
@@ -102,4 +127,21 @@ pub fn event_line(event: &Event, style: Style) -> String {
 /// A reporter that sends every search event to the GUI.
 pub fn reporter(style: Style) -> Reporter {
     std::sync::Arc::new(move |e: &Event| send(&event_line(e, style)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message quoting raw input stays one printable line of bounded length.
+    #[test]
+    fn info_strings_are_one_printable_line() {
+        assert_eq!(printable("unknown command 'go'"), "unknown command 'go'");
+        assert_eq!(printable("a\0b\nc\té"), "a\\u{0}b\\nc\\té");
+        let long = printable(&"x".repeat(5000));
+        assert!(
+            long.len() < 1100 && long.ends_with("(4000 more characters)"),
+            "{long}"
+        );
+    }
 }
