@@ -36,8 +36,19 @@ pub fn write_replacing_with(
     if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
         return fill(std::fs::File::create(&target)?);
     }
+    let (tmp, file) = new_beside(&target)?;
+    let written = fill(file).and_then(|_| std::fs::rename(&tmp, &target));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// A new file beside `target` (`<target>.tmp<pid>-<n>`, made new, so that two writers never
+/// share one): where a whole write fills its file before the rename.
+fn new_beside(target: &Path) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let (tmp, file) = loop {
+    loop {
         let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut tmp = target.as_os_str().to_owned();
         tmp.push(format!(".tmp{}-{n}", std::process::id()));
@@ -47,16 +58,18 @@ pub fn write_replacing_with(
             .create_new(true)
             .open(&tmp)
         {
-            Ok(f) => break (tmp, f),
+            Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
-    };
-    let written = fill(file).and_then(|_| std::fs::rename(&tmp, &target));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
     }
-    written
+}
+
+/// Whether a whole write of `path` could make its file: the one [`write_replacing_with`]
+/// makes beside it (through links) is made and removed again.
+pub fn folder_takes_files(path: &Path) -> std::io::Result<()> {
+    let (tmp, _) = new_beside(&link_target(path))?;
+    std::fs::remove_file(tmp)
 }
 
 /// The file a path names through its links (up to 40 of them), whether or not that file

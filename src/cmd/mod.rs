@@ -68,27 +68,7 @@ fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(cannot(e)),
     }
-    let target = deepred::chess::files::link_target(path);
-    let folder = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    for n in 0.. {
-        let probe = folder.join(format!(".deepred-probe-{}-{n}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&probe)
-        {
-            Ok(_) => {
-                let _ = std::fs::remove_file(&probe);
-                break;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => continue,
-            Err(e) => return Err(cannot(e)),
-        }
-    }
-    Ok(())
+    deepred::chess::files::folder_takes_files(path).map_err(cannot)
 }
 
 /// An output that is one of the command's inputs (the same file by another name too: a link,
