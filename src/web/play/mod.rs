@@ -105,11 +105,10 @@ struct State {
     movetime_ms: u64,
     /// The result and how it came.
     ending: Option<(GameResult, String)>,
-    takebacks: u32,
-    /// Counts the take-backs, as `takebacks` does, but only to tell a search that its position
-    /// is gone: a search started before a take-back never plays its move, even when the
+    /// The take-backs so far. A search notes the count when it starts and plays its move only
+    /// if it is unchanged: a search started before a take-back never plays, even when the
     /// moves made since bring the game back to its length.
-    epoch: u64,
+    takebacks: u32,
     /// What became of the game in the store, once it ended.
     learned: Option<String>,
     /// The last thing to tell (a declined draw).
@@ -281,6 +280,28 @@ impl Games {
         Ok(game)
     }
 
+    /// Room for one more game: the ended and idle games are dropped (their searches stopped)
+    /// when the table is full, and a table still full refuses.
+    fn make_room(&self, map: &mut HashMap<u64, Arc<Game>>) -> Result<(), Error> {
+        if map.len() >= self.max_games {
+            map.retain(|_, g| {
+                let keep =
+                    lock(&g.state).ending.is_none() && lock(&g.touched).elapsed() < self.idle_evict;
+                if !keep {
+                    g.shared.stop.store(true, Ordering::SeqCst);
+                }
+                keep
+            });
+        }
+        if map.len() >= self.max_games {
+            return Err(Error::TooMany(format!(
+                "{} games are in progress; finish one first",
+                self.max_games
+            )));
+        }
+        Ok(())
+    }
+
     /// Starts a game; Deep Red moves at once when it has White.
     pub fn create(&self, g: NewGame) -> Result<GameView, Error> {
         let walk = Walk::parse(g.fen.as_deref(), None)?;
@@ -320,6 +341,9 @@ impl Games {
             path: &self.store,
             min_games: settings.bias.min_games,
         };
+        // Asked before the game's hash table is allocated (a refused game costs nothing), and
+        // again when it is added (another request may have taken the room meanwhile).
+        self.make_room(&mut lock(&self.map))?;
         let mut player = Player::try_new(self.setup.hash_mb).map_err(|e| {
             Error::Rejected(
                 axum::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -344,7 +368,6 @@ impl Games {
             movetime_ms,
             ending: None,
             takebacks: 0,
-            epoch: 0,
             learned: None,
             message: None,
             searching: false,
@@ -362,22 +385,7 @@ impl Games {
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         {
             let mut map = lock(&self.map);
-            if map.len() >= self.max_games {
-                map.retain(|_, g| {
-                    let keep = lock(&g.state).ending.is_none()
-                        && lock(&g.touched).elapsed() < self.idle_evict;
-                    if !keep {
-                        g.shared.stop.store(true, Ordering::SeqCst);
-                    }
-                    keep
-                });
-            }
-            if map.len() >= self.max_games {
-                return Err(Error::TooMany(format!(
-                    "{} games are in progress; finish one first",
-                    self.max_games
-                )));
-            }
+            self.make_room(&mut map)?;
             map.insert(id, game.clone());
         }
         start_engine(&game);
@@ -444,7 +452,6 @@ impl Games {
             };
             st.moves.truncate(last);
             st.takebacks += 1;
-            st.epoch += 1;
             st.message = Some("A game with a take-back is not learned.".into());
             if let Some(c) = &mut st.clock {
                 c.since = Instant::now();
@@ -588,7 +595,7 @@ fn start_engine(game: &Arc<Game>) {
                 ..Limits::default()
             },
         };
-        (pos, history, limits, (st.epoch, st.moves.len()))
+        (pos, history, limits, (st.takebacks, st.moves.len()))
     };
     *lock(&game.thinking) = None;
     let game = game.clone();
@@ -602,7 +609,7 @@ fn start_engine(game: &Arc<Game>) {
             }
             // Its position is the game's still, or the move is not played (a take-back came,
             // and a human move after it): Deep Red starts again on the position there is.
-            if (st.epoch, st.moves.len()) == epoch
+            if (st.takebacks, st.moves.len()) == epoch
                 && let Some((m, score)) = best.filter(|(m, _)| root.is_legal(*m))
             {
                 st.engine_score = score.or(st.engine_score);
