@@ -1,4 +1,5 @@
-//! The board drawn in plain ASCII: for the `d` command of the UCI loop and the terminal game.
+//! The board drawn in plain ASCII: for the `d` command of the UCI loop and the terminal game;
+//! and a message made one short printable line, for the UCI channel and the web's errors.
 
 use shakmaty::{Chess, Color, File, Position, Rank, Square};
 
@@ -47,6 +48,29 @@ pub fn diagram_from(pos: &Chess, bottom: Color, marked: &[Square]) -> String {
     s
 }
 
+/// `text` as one printable line of at most `max_chars` characters and a note of how many more
+/// there were: control characters escaped (`\u{0}`, `\n`). For messages that quote their input
+/// (an unknown command of NUL bytes, a FEN of 200 KB): they must not break a line-based
+/// protocol, flood a GUI's log or send back a body's worth of the request.
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == max_chars {
+            out.push_str(&format!(
+                "... ({} more characters)",
+                text.chars().count() - n
+            ));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +95,16 @@ mod tests {
         assert_eq!(lines[7], " |   |   |   | P |   |   |   |   | 4");
         assert_eq!(lines[17], "   h   g   f   e   d   c   b   a");
         assert_eq!(diagram(&p), diagram_from(&p, Color::White, &[]));
+    }
+
+    #[test]
+    fn one_line_escapes_and_cuts() {
+        assert_eq!(super::one_line("a\u{0}b\nc", 10), "a\\u{0}b\\nc");
+        assert_eq!(super::one_line("ééééé", 5), "ééééé");
+        assert_eq!(
+            super::one_line("ééééééé", 5),
+            "ééééé... (2 more characters)"
+        );
+        assert_eq!(super::one_line("", 0), "");
     }
 }

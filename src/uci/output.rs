@@ -28,24 +28,8 @@ pub fn info_string(text: &str) {
 /// The most characters of an `info string`.
 const MAX_INFO_CHARS: usize = 1000;
 
-/// `text` with control characters escaped (`\u{0}`, `\n`) and cut to [`MAX_INFO_CHARS`].
 fn printable(text: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if n == MAX_INFO_CHARS {
-            out.push_str(&format!(
-                "... ({} more characters)",
-                text.chars().count() - n
-            ));
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::chess::display::one_line(text, MAX_INFO_CHARS)
 }
 
 /// `score cp N` or `score mate N` as UCI prints it.

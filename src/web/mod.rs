@@ -92,16 +92,9 @@ impl IntoResponse for Error {
 /// of moves) does not send back a body's worth of it.
 const MAX_ERROR_CHARS: usize = 1000;
 
-/// `text` cut to [`MAX_ERROR_CHARS`], saying how much was left out.
+/// `text` as one line cut to [`MAX_ERROR_CHARS`], saying how much was left out.
 fn shortened(text: String) -> String {
-    match text.char_indices().nth(MAX_ERROR_CHARS) {
-        None => text,
-        Some((at, _)) => format!(
-            "{}... ({} more characters)",
-            &text[..at],
-            text[at..].chars().count()
-        ),
-    }
+    crate::chess::display::one_line(&text, MAX_ERROR_CHARS)
 }
 
 #[derive(Serialize)]
