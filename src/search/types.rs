@@ -40,14 +40,16 @@ impl Limits {
         }
     }
 
-    /// The clock of the side `turn`.
+    /// The clock of the side `turn`. A `go` that gives only the other side's time (a GUI's
+    /// slip) leaves this side no time, as Stockfish reads it: the search answers at once
+    /// rather than thinking until a `stop` that never comes.
     pub fn clock(&self, turn: Color) -> Clock {
-        let (time, inc) = match turn {
-            Color::White => (self.wtime, self.winc),
-            Color::Black => (self.btime, self.binc),
+        let (time, inc, other) = match turn {
+            Color::White => (self.wtime, self.winc, self.btime),
+            Color::Black => (self.btime, self.binc, self.wtime),
         };
         Clock {
-            time,
+            time: time.or(other.map(|_| 0)),
             inc: inc.unwrap_or(0),
             movestogo: self.movestogo,
             movetime: self.movetime,

@@ -149,6 +149,29 @@ fn go_movetime_uses_its_time() {
 }
 
 #[test]
+fn go_with_only_the_other_sides_clock_answers_at_once() {
+    // Black to move, and the GUI gives White's time alone: Black has none (it searched until
+    // a stop that never came). A minute's clock for White must not lend Black its time.
+    let mut e = Uci::start();
+    e.send("position startpos moves e2e4");
+    e.send("go wtime 60000 winc 1000");
+    let (best, lines) = e.bestmove(SECS(10));
+    assert!(
+        best.starts_with("bestmove ") && !best.contains("0000"),
+        "{best}: {lines:?}"
+    );
+    let time: u64 = lines
+        .iter()
+        .rev()
+        .find_map(|l| field(l, "time"))
+        .unwrap_or("0")
+        .parse()
+        .unwrap();
+    assert!(time < 1000, "thought {time} ms on no clock: {lines:?}");
+    e.quit();
+}
+
+#[test]
 fn stop_and_isready_during_infinite_search() {
     let mut e = Uci::start();
     e.send("position startpos");
