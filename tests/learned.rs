@@ -701,6 +701,23 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     .unwrap();
     let err = ValueNet::load(&bad).err().unwrap().to_string();
     assert!(err.contains("beyond"), "{err}");
+    // Wider than the kernels take: said so (its weights, all zero, were blamed).
+    let mut wide = ValueParams::random(4096, 1);
+    wide.ft_w.iter_mut().for_each(|w| *w = 0.0);
+    let wide_file = dir.join("wide.safetensors");
+    wide.save(
+        &wide_file,
+        std::collections::HashMap::from([
+            ("format".to_string(), "deepred-nn".to_string()),
+            ("kind".to_string(), "learned".to_string()),
+        ]),
+    )
+    .unwrap();
+    let err = ValueNet::load(&wide_file).err().unwrap().to_string();
+    assert!(
+        err.contains("hidden size 4096 is more than the 2048") && !err.contains("beyond"),
+        "{err}"
+    );
     let meta = || {
         std::collections::HashMap::from([
             ("format".to_string(), "deepred-nn".to_string()),

@@ -66,6 +66,8 @@ pub enum Problem {
         shape: Vec<usize>,
         expected: String,
     },
+    #[error("hidden size {hidden} is more than the {max} the evaluation's kernels take")]
+    TooWide { hidden: usize, max: usize },
     #[error("layer '{layer}' has too many inputs ({inputs})")]
     TooManyInputs { layer: String, inputs: usize },
     #[error(

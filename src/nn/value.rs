@@ -72,18 +72,18 @@ impl ValueNet {
                 Ok(())
             }
         };
-        big("ft.weight", w, 64.0)?;
-        big("ft.bias", b, 64.0)?;
-        big("out.bias", ob, 64.0)?;
         if hidden > MAX_HIDDEN {
             return Err(Error::net(
                 &f.path,
-                Problem::Range {
-                    name: format!("ft (hidden size {hidden}, at most {MAX_HIDDEN})"),
-                    limit: MAX_HIDDEN as f32,
+                Problem::TooWide {
+                    hidden,
+                    max: MAX_HIDDEN,
                 },
             ));
         }
+        big("ft.weight", w, 64.0)?;
+        big("ft.bias", b, 64.0)?;
+        big("out.bias", ob, 64.0)?;
         // A hidden unit's accumulator is its bias plus the weights of at most 32 pieces, in
         // i16 after quantisation by QA: its largest possible size must fit.
         let mut column = vec![0f32; DEEPPINK_INPUTS];
