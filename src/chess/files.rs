@@ -28,13 +28,15 @@ pub fn write_replacing_with(
         write(&mut w)?;
         w.flush()
     };
+    // Asked of the path as the system follows it, before its links are read by hand: a
+    // process's magic links (`/dev/stdout`, `/dev/fd/1`) read as `pipe:[N]`, not as a path.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return fill(std::fs::File::create(path)?);
+    }
     let target = link_target(path);
     if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_symlink()) {
         // Still a link after as many as the system follows: a loop, never replaced by a file.
         return Err(std::io::Error::other("too many levels of links"));
-    }
-    if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
-        return fill(std::fs::File::create(&target)?);
     }
     let (tmp, file) = new_beside(&target)?;
     let written = fill(file).and_then(|_| std::fs::rename(&tmp, &target));
@@ -155,6 +157,20 @@ mod tests {
             write_replacing(&dangling, b"made").unwrap();
             assert!(std::fs::symlink_metadata(&dangling).unwrap().is_symlink());
             assert_eq!(std::fs::read(dir.join("made.net")).unwrap(), b"made");
+        }
+        // A pipe by a process's magic link (as `/dev/stdout` is): written in place. The link
+        // reads as `pipe:[N]`, which is no file's name (the write made one beside it).
+        #[cfg(target_os = "linux")]
+        {
+            use std::io::Read;
+            use std::os::fd::AsRawFd;
+            let (mut reader, writer) = std::io::pipe().unwrap();
+            let magic = format!("/proc/self/fd/{}", writer.as_raw_fd());
+            write_replacing(Path::new(&magic), b"through a pipe").unwrap();
+            drop(writer);
+            let mut got = String::new();
+            reader.read_to_string(&mut got).unwrap();
+            assert_eq!(got, "through a pipe");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -158,7 +158,7 @@ pub struct SelfplayArgs {
     /// Games played at once.
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256), default_value_t = 1)]
     pub concurrency: usize,
-    /// Adjudicate a draw after this many plies.
+    /// Adjudicate a draw after this many plies (0: no limit).
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
     /// Random legal moves after the opening, before the game starts (variety; the game is
@@ -242,7 +242,7 @@ pub struct DatagenArgs {
     /// Games played at once (default: every core).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
-    /// Adjudicate a draw after this many plies.
+    /// Adjudicate a draw after this many plies (0: no limit).
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
     /// The output file (appended to when resumed; `<out>.progress` records where it stands).

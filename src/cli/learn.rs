@@ -50,7 +50,7 @@ pub struct LearnArgs {
     /// Random legal moves after the opening, before a game starts.
     #[arg(long, default_value_t = 6, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1000))]
     pub random_plies: usize,
-    /// A self-play game this long is drawn.
+    /// A self-play game this long is drawn (0: no limit).
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
     /// The win/draw/loss counts of each self-play game's first N plies only (the default 0:

@@ -1,8 +1,9 @@
 //! Games: `selfplay`, `match`, `play`.
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use super::{evaluator_arg, fail, parse_options, position_arg, writable};
+use super::{evaluator_arg, fail, parse_options, position_arg};
 use crate::cli::{DatagenArgs, HumanSide, MatchArgs, PlayArgs, SelfplayArgs};
 
 pub fn selfplay(a: SelfplayArgs) -> ExitCode {
@@ -27,13 +28,8 @@ pub fn selfplay(a: SelfplayArgs) -> ExitCode {
         tree_plies,
     } = a;
     use deepred::games::selfplay;
-    if let Some(Err(e)) = pgn.as_deref().map(writable) {
-        return fail(e);
-    }
-    if let Some(Err(e)) = pgn
-        .as_deref()
-        .map(|p| super::not_an_input(p, [db.as_path()]))
-    {
+    let max_plies = super::ply_limit(max_plies);
+    if let Err(e) = super::games_record(pgn.as_deref(), &[Some(&db), book.as_deref()]) {
         return fail(e);
     }
     let ev = match evaluator_arg(evaluator, &db) {
@@ -140,6 +136,16 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         quiet,
     } = args;
 
+    let binaries = [Some(opponent.as_str()), engine.as_deref()].map(|b| b.map(Path::new));
+    let inputs = [
+        Some(db.as_path()),
+        book.as_deref(),
+        binaries[0],
+        binaries[1],
+    ];
+    if let Err(e) = super::games_record(pgn.as_deref(), &inputs) {
+        return fail(e);
+    }
     let limit = match (tc, nodes, depth, movetime) {
         (_, Some(n), _, _) => MoveLimit::Nodes(n.max(1)),
         (_, _, Some(d), _) => MoveLimit::Depth(d.clamp(1, 64)),
@@ -222,12 +228,7 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
             draw_cp,
             resign_plies,
             resign_cp,
-            // 0: no limit.
-            max_plies: if max_plies == 0 {
-                usize::MAX
-            } else {
-                max_plies
-            },
+            max_plies: super::ply_limit(max_plies),
         },
         time_margin_ms: time_margin,
         resume,
@@ -289,7 +290,7 @@ pub fn play(a: PlayArgs) -> ExitCode {
         elo,
     } = a;
     use deepred::games::play;
-    if let Some(Err(e)) = pgn.as_deref().map(writable) {
+    if let Err(e) = super::games_record(pgn.as_deref(), &[Some(&db)]) {
         return fail(e);
     }
     let start = match position_arg(fen, false) {
@@ -405,7 +406,7 @@ pub fn datagen(a: DatagenArgs) -> ExitCode {
         evaluator_text,
         seed: a.seed,
         threads: a.threads.unwrap_or_else(cores).max(1),
-        max_plies: a.max_plies,
+        max_plies: super::ply_limit(a.max_plies),
         out: a.out.clone(),
         pgn: a.pgn.clone(),
     };

@@ -62,7 +62,8 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
     let sprt = Sprt::parse(&a.sprt).map_err(|e| format!("--sprt: {e}"))?;
     // Found now, not after the games: settings under which no position of the loop's games
     // would be trained on.
-    if a.max_plies <= a.positions.skip_plies {
+    let max_plies = super::ply_limit(a.max_plies);
+    if max_plies <= a.positions.skip_plies {
         return Err(format!(
             "--max-plies {} is not above --skip-plies {}: no position of a self-play game would be trained on",
             a.max_plies, a.positions.skip_plies
@@ -121,7 +122,7 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         nodes: a.nodes.max(1),
         openings,
         random_plies: a.random_plies,
-        max_plies: a.max_plies,
+        max_plies,
         tree_plies: Some(a.tree_plies),
         // A candidate trains on the latest this many games (`--window`).
         window: a.positions.window.unwrap_or(DEFAULT_WINDOW).max(1),

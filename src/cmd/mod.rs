@@ -28,13 +28,31 @@ pub fn writable(path: &std::path::Path) -> Result<(), String> {
     check_output(path, false)
 }
 
+/// `--max-plies N` of every command that plays games: 0 is no limit (the rules and the
+/// adjudication end the game), as in cutechess and fastchess.
+pub fn ply_limit(n: usize) -> usize {
+    if n == 0 { usize::MAX } else { n }
+}
+
+/// A PGN that games are added to (`--pgn` of play, selfplay, match): [`writable`], and not one
+/// of the command's `inputs` (the store, the book, an engine's binary): games appended to a
+/// store or a book spoil it.
+pub fn games_record(
+    pgn: Option<&std::path::Path>,
+    inputs: &[Option<&std::path::Path>],
+) -> Result<(), String> {
+    let Some(pgn) = pgn else { return Ok(()) };
+    writable(pgn)?;
+    not_an_input(pgn, inputs.iter().flatten().copied())
+}
+
 /// [`writable`] for a file written whole (a temporary file beside it, renamed over it): its
 /// folder must take a new file, whether or not the file exists.
 pub fn replaceable(path: &std::path::Path) -> Result<(), String> {
     check_output(path, true)
 }
 
-/// A folder is refused; a pipe or a device is taken as it is (opening one here would block, or
+/// A folder and a read-only file are refused; a pipe or a device is taken as it is (opening one here would block, or
 /// end its reader's input); a file is checked as [`writable`] and [`replaceable`] say, through
 /// links (a link to a missing file: the target's folder). Nothing is changed and nothing is
 /// left behind.
@@ -55,6 +73,14 @@ fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
             return Err(format!("cannot write '{}': it is a folder", path.display()));
         }
         Ok(m) if !m.is_file() => return Ok(()),
+        // Marked read-only: kept so, by whoever may write it anyway (root, or the rename of a
+        // whole write, which needs only the folder).
+        Ok(m) if m.permissions().readonly() => {
+            return Err(format!(
+                "cannot write '{}': it is read-only",
+                path.display()
+            ));
+        }
         Ok(_) if !whole => {
             return std::fs::OpenOptions::new()
                 .append(true)

@@ -236,8 +236,16 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
     use std::io::Write;
     // `--init` may be `--out` (a net fine-tuned in place): it is read before the first save.
     let inputs = a.data.iter().chain(&a.db).map(|p| p.as_path());
-    if let Err(e) = super::not_an_input(&a.out, inputs) {
+    if let Err(e) = super::not_an_input(&a.out, inputs.clone()) {
         return fail(e);
+    }
+    // The CSV is made before the first epoch: checked, as the net is, before anything is read
+    // (it was made over an input, the store too, even by a run that then failed).
+    if let Some(csv) = &a.csv {
+        let others = inputs.chain([a.out.as_path()]).chain(a.init.as_deref());
+        if let Err(e) = super::not_an_input(csv, others).and_then(|_| super::writable(csv)) {
+            return fail(e);
+        }
     }
     if let Some(dir) = a.out.parent()
         && !dir.as_os_str().is_empty()

@@ -508,11 +508,18 @@ fn bad_store_files_are_clear_errors() {
         std::os::unix::fs::symlink(&lb, &la).unwrap();
         std::os::unix::fs::symlink(&la, &lb).unwrap();
     }
+    // A read-only file is kept as it is (the whole write's rename needed only its folder).
+    let kept = db.with_file_name("kept.epd");
+    std::fs::write(&kept, "kept\n").unwrap();
+    let mut perms = std::fs::metadata(&kept).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&kept, perms).unwrap();
     for (bad, want) in [
         (
             "/nonexistent/x.epd".to_string(),
             "cannot write '/nonexistent/x.epd'",
         ),
+        (kept.display().to_string(), "it is read-only"),
         (
             format!("{}/", db.with_file_name("newdir").display()),
             "it names a folder",
@@ -533,6 +540,7 @@ fn bad_store_files_are_clear_errors() {
         assert!(!out.status.success() && err.contains(want), "{bad}: {err}");
         assert!(!made.exists(), "{bad}: the PGN was written");
     }
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "kept\n");
     // A pipe is written as it is (the check before the export used to open and close it: the
     // reader saw the end of its input and the export then waited for another for ever), and
     // a link to a file not made yet stays a link, its target made by the export.
@@ -584,6 +592,21 @@ fn bad_store_files_are_clear_errors() {
         );
         let epd = reader.join().unwrap();
         assert!(epd.lines().count() > 10 && epd.contains(" bm "), "{epd}");
+        // `/dev/stdout` as the output, stdout a pipe: written there (the magic link was read
+        // by hand as `pipe:[N]`, and the export failed after its work).
+        let out = deepred(&[
+            "experience",
+            "export",
+            "--db",
+            good.to_str().unwrap(),
+            "--epd",
+            "/dev/stdout",
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.lines().filter(|l| l.contains(" bm ")).count() > 10,
+            "{out:?}"
+        );
         let link = db.with_file_name("book-link.epd");
         let target = db.with_file_name("book-target.epd");
         std::os::unix::fs::symlink(&target, &link).unwrap();
