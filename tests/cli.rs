@@ -383,6 +383,17 @@ fn genfens_prints_the_openings_openbench_reads() {
             .collect::<Vec<_>>(),
         a
     );
+    // A walk far longer than a game stops before the rules end it as a draw (it printed
+    // openings past the fifty-move rule).
+    let long = openings("genfens 8 seed 7 book None plies 100000");
+    assert_eq!(long.len(), 8);
+    for fen in &long {
+        let pos = deepred::chess::fen::parse_fen(fen, false).unwrap();
+        assert!(
+            shakmaty::Position::halfmoves(&pos) < 100 && !shakmaty::Position::is_game_over(&pos),
+            "{fen}"
+        );
+    }
     // From a book: its lines, a couple of random moves on.
     let book = common::data("books/noob_3moves_200.epd");
     let b = openings(&format!("genfens 5 seed 1 book {}", book.display()));

@@ -111,7 +111,12 @@ pub fn opening(openings: &[Chess], random_plies: usize, rng: &mut StdRng) -> Che
         let m = legal[rng.random_range(0..legal.len())];
         let mut next = pos.clone();
         next.play_unchecked(m);
-        if next.legal_moves().is_empty() {
+        // Never into a game the rules have ended or let a side end as a draw: mate,
+        // stalemate, bare kings, fifty moves (a long random walk gets there).
+        if next.legal_moves().is_empty()
+            || next.is_insufficient_material()
+            || next.halfmoves() >= 100
+        {
             break;
         }
         pos = next;
