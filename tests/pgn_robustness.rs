@@ -175,6 +175,8 @@ fn cut_contradicted_and_oversized_games() {
     let games = read_games(format!("{mate}{huge}{scholar}").as_bytes());
     let read: Vec<usize> = games.iter().flatten().map(|g| g.moves.len()).collect();
     assert_eq!(read, [4, 7], "{games:?}");
+    let why = games[1].as_ref().unwrap_err().to_string();
+    assert!(why.contains("longer than the reader's 64 KiB"), "{why}");
     // Cut in the middle of a move: refused. The same moves ending a line are a game without
     // its result marker (as some files have), read with the Result tag's result.
     let cut = format!("{mate}[Result \"1-0\"]\n\n1. d4 d5 2. c4 e6 3. Nc");

@@ -386,11 +386,17 @@ pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
                 break;
             }
             Err(e) => {
+                // pgn-reader says "unterminated tag" of a tag line longer than its buffer too.
+                let hint = if e.to_string().contains("unterminated tag") {
+                    " (or a tag line longer than the reader's 64 KiB)"
+                } else {
+                    ""
+                };
                 out.push(Err(PgnError {
                     number: visitor.number,
                     ply: 0,
                     text: String::new(),
-                    reason: format!("unreadable input: {e}"),
+                    reason: format!("unreadable input: {e}{hint}"),
                 }));
                 errors_in_a_row += 1;
                 let parse_error = e.kind() == std::io::ErrorKind::InvalidData;
