@@ -214,6 +214,16 @@ fn neural_commands_fail_cleanly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     assert!(!part.exists(), "a failed data set left its partial file");
+    // wdl-fit on a folder: the games that could not be read are named (it said "only 0
+    // positions in the games").
+    let (ok, _, err) = deepred(&["wdl-fit", "--pgn", "/tmp"]);
+    assert!(
+        !ok && err.contains("'/tmp': no game could be read") && err.contains("directory"),
+        "{err}"
+    );
+    // selfplay's move limits are one or another, as the docs say (both were taken).
+    let (ok, _, err) = deepred(&["selfplay", "--nodes", "100", "--depth", "3"]);
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
     // Input with no game: an error, and the data set already there is left as it was.
     let dir = std::env::temp_dir().join(format!("deepred-cli-nn-empty-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -495,6 +495,18 @@ fn bad_input_is_a_clear_error() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("another application"), "{err}");
+    // A work folder that is a file: said so (it was "File exists").
+    let out = common::command()
+        .env("DEEPRED_HOME", &home)
+        .args(["learn", "--db", db.to_str().unwrap(), "--dir"])
+        .arg(&pink)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("is a file, not a folder"),
+        "{err}"
+    );
 }
 
 #[test]

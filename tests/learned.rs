@@ -224,6 +224,23 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("choose another --pgn"));
     assert_eq!(std::fs::read(&a_pgn).unwrap(), text);
+    // A folder as either output: said so (it was "exists but has no '.progress'" and
+    // "already exists").
+    for outputs in [["folder.bin", "e.pgn"], ["e.bin", "folder.pgn"]] {
+        let (out, pgn) = (dir.join(outputs[0]), dir.join(outputs[1]));
+        std::fs::create_dir_all(if outputs[0].starts_with("folder") {
+            &out
+        } else {
+            &pgn
+        })
+        .unwrap();
+        let o = datagen_output(&out, 1, 1, &["--pgn", pgn.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("it is a folder"),
+            "{err}"
+        );
+    }
     // A progress record whose files are missing or shorter than it counts (left from another
     // run): refused, and no file is padded, cut or created.
     let (d, d_pgn) = (dir.join("d.bin"), dir.join("d.pgn"));

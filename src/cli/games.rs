@@ -114,13 +114,13 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 10)]
     pub games: usize,
     /// Nodes per move (the default limit when no other is given: 20000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, conflicts_with_all = ["depth", "movetime"], value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: Option<u64>,
     /// Vary each move's node limit at random by up to this many percent (game variety).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=90))]
     pub nodes_jitter: u32,
     /// Depth per move.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "movetime")]
     pub depth: Option<u32>,
     /// Milliseconds per move.
     #[arg(long)]

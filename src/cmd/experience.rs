@@ -162,6 +162,12 @@ fn coverage(a: CoverageArgs) -> ExitCode {
     if read == 0 {
         return fail("no game could be read");
     }
+    if plies == 0 && !a.player.is_empty() {
+        return fail(format!(
+            "no game has a player named '{}' (--player names the one to count; '' counts every move)",
+            a.player
+        ));
+    }
     ExitCode::SUCCESS
 }
 

@@ -364,6 +364,15 @@ pub fn cores() -> usize {
 pub fn datagen(a: DatagenArgs) -> ExitCode {
     use deepred::games::datagen::{DatagenOptions, fingerprint, run};
     use deepred::games::selfplay::load_openings;
+    // Both are appended to: a folder or a file that cannot be written is refused before the
+    // net is loaded, and the PGN is not the book the games start from.
+    let inputs = [a.book.as_deref(), a.eval_file.as_deref()];
+    if let Err(e) = super::writable(&a.out)
+        .and_then(|()| super::not_an_input(&a.out, inputs.iter().flatten().copied()))
+        .and_then(|()| super::games_record(a.pgn.as_deref(), &inputs))
+    {
+        return fail(e);
+    }
     let ctx = deepred::eval::EvalContext {
         eval_file: a.eval_file.clone(),
         ..Default::default()

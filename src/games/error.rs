@@ -60,6 +60,8 @@ pub enum Error {
     Resume { path: PathBuf, why: String },
     #[error("{}:{line}: the game is over in this position (mate, stalemate or no mating material): not an opening", path.display())]
     FinishedOpening { path: PathBuf, line: usize },
+    #[error("'{}': no game could be read ({why})", path.display())]
+    NoGames { path: PathBuf, why: String },
     #[error("'{}' has no opening", path.display())]
     NoOpenings { path: PathBuf },
     /// A game could not be played (the engines could not be set up for it).

@@ -283,6 +283,12 @@ fn preflight(opts: &LearnOptions, net: &Net) -> Result<(), Error> {
 }
 
 fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<LearnReport, Error> {
+    if std::fs::metadata(&opts.dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::Other(format!(
+            "--dir '{}' is a file, not a folder: name the loop's work folder",
+            opts.dir.display()
+        )));
+    }
     std::fs::create_dir_all(&opts.dir).map_err(Error::io("cannot create", &opts.dir))?;
     let mut report = LearnReport::default();
     if opts.mode == Mode::PlayOnly {

@@ -57,7 +57,16 @@ pub fn samples(o: &FitOptions) -> Result<Vec<Sample>, Error> {
             path: p.clone(),
             source,
         })?;
-        for g in read_games(std::io::BufReader::new(f)).into_iter().flatten() {
+        let (mut read, mut first_error) = (0usize, None);
+        for g in read_games(std::io::BufReader::new(f)) {
+            let g = match g {
+                Ok(g) => g,
+                Err(e) => {
+                    first_error.get_or_insert(e.to_string());
+                    continue;
+                }
+            };
+            read += 1;
             let Some(result) = g.result else { continue };
             let mut pos = g.start.clone();
             let mut history = Vec::new();
@@ -78,6 +87,13 @@ pub fn samples(o: &FitOptions) -> Result<Vec<Sample>, Error> {
                 history.push(hash_of(&pos));
                 pos.play_unchecked(m);
             }
+        }
+        // A file of no game at all (a folder, a binary file) is an error, not an empty input.
+        if let (0, Some(why)) = (read, first_error) {
+            return Err(Error::NoGames {
+                path: p.clone(),
+                why,
+            });
         }
     }
     let chosen: Vec<&(Chess, Vec<u64>, f64)> = positions

@@ -459,5 +459,27 @@ fn prune_reports_the_size_of_the_file() {
         err.contains(&s(folder)) && err.contains("directory"),
         "{err}"
     );
+    // Games where no player has the name (the default "Deep Red"): said so, not 0 of 0.
+    let korchnoi = s(&games("Korchnoi_first500.pgn"));
+    let args = [
+        "experience",
+        "coverage",
+        "--db",
+        &s(&db),
+        "--pgn",
+        &korchnoi,
+    ];
+    let out = deepred(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("no game has a player named 'Deep Red'"),
+        "{err}"
+    );
+    let out = deepred(&[&args[..], &["--player", "Korchnoi"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && !text.contains("positions to move: 0"),
+        "{text}"
+    );
     remove(&db);
 }
