@@ -224,6 +224,25 @@ fn datagen_pgn_holds_every_game_whole_and_resumes_with_the_records() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("choose another --pgn"));
     assert_eq!(std::fs::read(&a_pgn).unwrap(), text);
+    // A random walk far longer than a game stops before the rules end the game or let it be
+    // claimed drawn: every game is played (such walks gave games of no move, left out).
+    let (g, g_pgn) = (dir.join("g.bin"), dir.join("g.pgn"));
+    let o = datagen_output(
+        &g,
+        4,
+        1,
+        &["--random-plies", "1000", "--pgn", g_pgn.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let walked = deepred::chess::pgn::read_games(std::fs::File::open(&g_pgn).unwrap());
+    assert_eq!(walked.len(), 4, "{walked:?}");
+    for game in walked {
+        let game = game.unwrap();
+        assert!(
+            !game.moves.is_empty() && shakmaty::Position::halfmoves(&game.start) < 100,
+            "{game:?}"
+        );
+    }
     // A folder as either output: said so (it was "exists but has no '.progress'" and
     // "already exists").
     for outputs in [["folder.bin", "e.pgn"], ["e.bin", "folder.pgn"]] {

@@ -106,6 +106,13 @@ pub fn rule_result(start: &Chess, moves: &[Move]) -> Option<GameResult> {
     game_end(start, moves).map(|e| e.result)
 }
 
+/// Whether the game is over at `pos` or may be claimed drawn there: no legal move (mate,
+/// stalemate), too little material to mate, the fifty-move rule. A random walk to an opening
+/// stops before such a position.
+pub fn ended_or_drawn(pos: &Chess) -> bool {
+    pos.legal_moves().is_empty() || pos.is_insufficient_material() || pos.halfmoves() >= 100
+}
+
 /// Too little material for mate, tested cheaply (only with at most four pieces on the board).
 #[inline]
 pub fn dead_material(pos: &Chess) -> bool {

@@ -98,6 +98,8 @@ fn coverage(a: CoverageArgs) -> ExitCode {
     };
     let (mut plies, mut remembered, mut recorded, mut either) = (0u64, 0, 0, 0);
     let mut read = 0u64;
+    // Whether any game has the player (one with no move counts: it is there).
+    let mut named = false;
     for file in &a.pgn {
         let f = match std::fs::File::open(file) {
             Ok(f) => f,
@@ -121,6 +123,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
                 a.player.is_empty() || game.tag(tag).is_some_and(|n| n.contains(&a.player))
             };
             let (white, black) = (plays("White"), plays("Black"));
+            named |= white || black;
             let positions = game.positions();
             // The positions where a move was played (not the final one).
             for pos in &positions[..positions.len().saturating_sub(1)] {
@@ -162,7 +165,7 @@ fn coverage(a: CoverageArgs) -> ExitCode {
     if read == 0 {
         return fail("no game could be read");
     }
-    if plies == 0 && !a.player.is_empty() {
+    if !named {
         return fail(format!(
             "no game has a player named '{}' (--player names the one to count; '' counts every move)",
             a.player

@@ -136,12 +136,16 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
         quiet,
     } = args;
 
-    let binaries = [Some(opponent.as_str()), engine.as_deref()].map(|b| b.map(Path::new));
+    // The engine under test is this binary unless --engine names another.
+    let engine_binary = engine
+        .as_deref()
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::current_exe().ok());
     let inputs = [
         Some(db.as_path()),
         book.as_deref(),
-        binaries[0],
-        binaries[1],
+        Some(Path::new(&opponent)),
+        engine_binary.as_deref(),
     ];
     if let Err(e) = super::games_record(pgn.as_deref(), &inputs) {
         return fail(e);

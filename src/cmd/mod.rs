@@ -52,10 +52,10 @@ pub fn replaceable(path: &std::path::Path) -> Result<(), String> {
     check_output(path, true)
 }
 
-/// A folder and a read-only file are refused; a pipe or a device is taken as it is (opening one here would block, or
-/// end its reader's input); a file is checked as [`writable`] and [`replaceable`] say, through
-/// links (a link to a missing file: the target's folder). Nothing is changed and nothing is
-/// left behind.
+/// A folder and a read-only file are refused; a pipe or a device is taken as it is (opening
+/// one here would block, or end its reader's input); a file is checked as [`writable`] and
+/// [`replaceable`] say, through links (a link to a missing file: the target's folder).
+/// Nothing is changed and nothing is left behind.
 fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
     let cannot = |e: std::io::Error| format!("cannot write '{}': {e}", path.display());
     if path

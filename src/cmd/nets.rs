@@ -243,7 +243,7 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
     // (it was made over an input, the store too, even by a run that then failed).
     if let Some(csv) = &a.csv {
         let others = inputs.chain([a.out.as_path()]).chain(a.init.as_deref());
-        if let Err(e) = super::not_an_input(csv, others).and_then(|_| super::writable(csv)) {
+        if let Err(e) = super::not_an_input(csv, others) {
             return fail(e);
         }
     }
@@ -252,6 +252,10 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
         && let Err(e) = std::fs::create_dir_all(dir)
     {
         return fail(format!("cannot create '{}': {e}", dir.display()));
+    }
+    // After the net's folder is made: the CSV may go beside it.
+    if let Some(Err(e)) = a.csv.as_deref().map(super::writable) {
+        return fail(e);
     }
     let data = match &a.db {
         Some(db) => match super::experience::store_positions(db, &a.positions) {

@@ -91,7 +91,14 @@ fn play(opts: &DatagenOptions, index: usize) -> (Vec<ChessBoard>, String) {
         if legal.is_empty() {
             break;
         }
-        pos.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        let mut next = pos.clone();
+        next.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        // Never into a game the rules have ended or let a side end as a draw: such a game
+        // gave no position.
+        if crate::chess::rules::ended_or_drawn(&next) {
+            break;
+        }
+        pos = next;
     }
     let start = pos.clone();
     if start.legal_moves().is_empty() {

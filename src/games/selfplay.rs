@@ -111,12 +111,9 @@ pub fn opening(openings: &[Chess], random_plies: usize, rng: &mut StdRng) -> Che
         let m = legal[rng.random_range(0..legal.len())];
         let mut next = pos.clone();
         next.play_unchecked(m);
-        // Never into a game the rules have ended or let a side end as a draw: mate,
-        // stalemate, bare kings, fifty moves (a long random walk gets there).
-        if next.legal_moves().is_empty()
-            || next.is_insufficient_material()
-            || next.halfmoves() >= 100
-        {
+        // Never into a game the rules have ended or let a side end as a draw (a long random
+        // walk gets there).
+        if crate::chess::rules::ended_or_drawn(&next) {
             break;
         }
         pos = next;

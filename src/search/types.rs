@@ -41,19 +41,29 @@ impl Limits {
     }
 
     /// The clock of the side `turn`. A `go` that gives only the other side's time (a GUI's
-    /// slip) leaves this side no time, as Stockfish reads it: the search answers at once
-    /// rather than thinking until a `stop` that never comes.
+    /// slip) and no other limit leaves this side no time, as Stockfish reads it: the search
+    /// answers at once rather than thinking until a `stop` that never comes.
     pub fn clock(&self, turn: Color) -> Clock {
         let (time, inc, other) = match turn {
             Color::White => (self.wtime, self.winc, self.btime),
             Color::Black => (self.btime, self.binc, self.wtime),
         };
         Clock {
-            time: time.or(other.map(|_| 0)),
+            time: time.or(other.filter(|_| !self.limited()).map(|_| 0)),
             inc: inc.unwrap_or(0),
             movestogo: self.movestogo,
             movetime: self.movetime,
         }
+    }
+
+    /// Whether something other than the clock ends the search: a depth, nodes, a mate, a
+    /// move time, or `infinite`.
+    pub fn limited(&self) -> bool {
+        self.depth.is_some()
+            || self.nodes.is_some()
+            || self.mate.is_some()
+            || self.movetime.is_some()
+            || self.infinite
     }
 }
 

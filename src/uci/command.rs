@@ -160,8 +160,15 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
     };
     let clock = [limits.wtime, limits.btime, limits.winc, limits.binc];
     if own.is_none() && clock.iter().any(Option::is_some) {
+        let other = limits.wtime.or(limits.btime);
+        // What `Limits::clock` makes of it.
+        let outcome = if other.is_some() && !limits.limited() {
+            "this side has no time: answering at once"
+        } else {
+            "the clock does not limit this search"
+        };
         warnings.push(format!(
-            "no {} for {} to move: the clock does not limit this search",
+            "no {} for {} to move: {outcome}",
             if pos.turn().is_white() {
                 "wtime"
             } else {
@@ -260,12 +267,28 @@ mod tests {
             w,
             vec!["searchmoves: 'zz' is not a move, ignored".to_string()]
         );
-        // The clock of the other side only: said, since it limits nothing.
-        let (_, w) = parse_go("btime 1000 binc 10", &pos).unwrap();
+        // The clock of the other side only: this side has none, and answers at once; with a
+        // depth the depth limits the search; an increment alone limits nothing.
+        let (l, w) = parse_go("btime 1000 binc 10", &pos).unwrap();
+        assert_eq!(
+            w,
+            vec![
+                "no wtime for white to move: this side has no time: answering at once".to_string()
+            ]
+        );
+        assert_eq!(l.clock(pos.turn()).time, Some(0));
+        let (l, w) = parse_go("btime 1000 depth 4", &pos).unwrap();
         assert_eq!(
             w,
             vec!["no wtime for white to move: the clock does not limit this search".to_string()]
         );
+        assert_eq!(l.clock(pos.turn()).time, None);
+        let (l, w) = parse_go("winc 100", &pos).unwrap();
+        assert_eq!(
+            w,
+            vec!["no wtime for white to move: the clock does not limit this search".to_string()]
+        );
+        assert_eq!(l.clock(pos.turn()).time, None);
         assert!(parse_go("wtime 1000", &pos).unwrap().1.is_empty());
     }
 }
