@@ -724,42 +724,28 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     deepred::nn::random::write(&pink, deepred::nn::net::Kind::DeepPink, 1).unwrap();
     let err = ValueNet::load(&pink).err().unwrap().to_string();
     assert!(err.contains("not a learned net"), "{err}");
-    let mut big = ValueParams::random(16, 1);
-    big.ft_w[5] = 500.0;
-    let bad = dir.join("big.safetensors");
-    big.save(
-        &bad,
-        std::collections::HashMap::from([
-            ("format".to_string(), "deepred-nn".to_string()),
-            ("kind".to_string(), "learned".to_string()),
-        ]),
-    )
-    .unwrap();
-    let err = ValueNet::load(&bad).err().unwrap().to_string();
-    assert!(err.contains("beyond"), "{err}");
-    // Wider than the kernels take: said so (its weights, all zero, were blamed).
-    let mut wide = ValueParams::random(4096, 1);
-    wide.ft_w.iter_mut().for_each(|w| *w = 0.0);
-    let wide_file = dir.join("wide.safetensors");
-    wide.save(
-        &wide_file,
-        std::collections::HashMap::from([
-            ("format".to_string(), "deepred-nn".to_string()),
-            ("kind".to_string(), "learned".to_string()),
-        ]),
-    )
-    .unwrap();
-    let err = ValueNet::load(&wide_file).err().unwrap().to_string();
-    assert!(
-        err.contains("hidden size 4096 is more than the 2048") && !err.contains("beyond"),
-        "{err}"
-    );
     let meta = || {
         std::collections::HashMap::from([
             ("format".to_string(), "deepred-nn".to_string()),
             ("kind".to_string(), "learned".to_string()),
         ])
     };
+    let mut big = ValueParams::random(16, 1);
+    big.ft_w[5] = 500.0;
+    let bad = dir.join("big.safetensors");
+    big.save(&bad, meta()).unwrap();
+    let err = ValueNet::load(&bad).err().unwrap().to_string();
+    assert!(err.contains("beyond"), "{err}");
+    // Wider than the kernels take: said so (its weights, all zero, were blamed).
+    let mut too_wide = ValueParams::random(4096, 1);
+    too_wide.ft_w.iter_mut().for_each(|w| *w = 0.0);
+    let wide_file = dir.join("wide.safetensors");
+    too_wide.save(&wide_file, meta()).unwrap();
+    let err = ValueNet::load(&wide_file).err().unwrap().to_string();
+    assert!(
+        err.contains("hidden size 4096 is more than the 2048") && !err.contains("beyond"),
+        "{err}"
+    );
     // Each weight within its bound, but one hidden unit's bias and 32 pieces' weights would
     // wrap its i16 accumulator (5.0 * 32 * 255 > 32,767): refused, naming the unit.
     let mut wide = ValueParams::random(16, 1);
