@@ -158,6 +158,11 @@ fn a_flag_against_a_bare_king_is_a_draw_and_odd_bytes_are_read() {
         drawn.tag("Comment"),
         Some("Sleeper's flag falls, but the other side cannot mate: draw")
     );
+    // The game's line names the flagged side too (it said '?').
+    assert!(
+        err.contains("{Sleeper's flag falls, but the other side cannot mate: draw}"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -249,6 +254,11 @@ fn a_hung_engine_behind_a_wrapper_leaves_no_process_behind() {
     let wrapper = script(&dir, "wrapper", &format!("{hung}\necho wrapper done >&2\n"));
     let (o, out, err) = run_match(&["--opponent", &wrapper, "--movetime", "100", "--games", "1"]);
     assert!(o.status.success(), "{out}\n{err}");
+    // Scored as a stall, as cutechess-cli names it (it was a "disconnect").
+    assert!(
+        out.contains("stalled by Hung") && err.contains("Hung stalls: no move after"),
+        "{out}\n{err}"
+    );
     std::thread::sleep(std::time::Duration::from_millis(300));
     let left: Vec<(String, String)> = std::fs::read_dir("/proc")
         .unwrap()
@@ -267,5 +277,42 @@ fn a_hung_engine_behind_a_wrapper_leaves_no_process_behind() {
             .status();
     }
     assert!(left.is_empty(), "left running: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An engine that writes without end and no line end (here 3 GB of 'x' after its `go`) loses
+/// on its move timeout, and the runner holds a line's worth of it, not all of it: under a
+/// limit of 2 GB of address space the runner used to abort for want of memory.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_engine_that_writes_without_end_loses_and_costs_no_memory() {
+    let dir = temp_dir("spew");
+    let spew = fake(
+        &dir,
+        "Spew",
+        "echo 'id name Spew'",
+        "head -c 3000000000 /dev/zero | tr '\\0' x",
+    );
+    let pgn = dir.join("m.pgn");
+    let me = common::command().get_program().to_owned();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 2000000 && exec '{}' match --opponent '{spew}' --nodes 500 --games 1 --move-timeout 3000 --pgn '{}'",
+            me.to_string_lossy(),
+            pgn.display()
+        ))
+        .env("DEEPRED_HOME", common::test_home())
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("1 games, 1 wins, 0 losses"), "{out}");
+    let games = games_of(&pgn);
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].tag("Termination"), Some("stalled connection"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,7 @@
 //! A UCI client: drives another engine (or Deep Red itself) as a child process, and reads the
 //! scores of its `info` lines.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -69,9 +69,17 @@ impl EngineProcess {
             let mut buf = Vec::new();
             loop {
                 buf.clear();
-                match out.read_until(b'\n', &mut buf) {
+                // A line is read up to MAX_LINE bytes and the rest of it skipped: an engine
+                // that writes without end and no line end must not take all the memory.
+                match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {}
+                }
+                if buf.len() == MAX_LINE
+                    && buf.last() != Some(&b'\n')
+                    && skip_line(&mut out).is_err()
+                {
+                    break;
                 }
                 let line = String::from_utf8_lossy(&buf);
                 let line = line.trim_end_matches(['\n', '\r']).to_string();
@@ -403,6 +411,29 @@ fn kill_all(pids: &[u32]) {
     }
     #[cfg(not(unix))]
     let _ = pids;
+}
+
+/// The longest line of an engine's output that is read; the rest of a longer line is skipped.
+const MAX_LINE: usize = 1 << 20;
+
+/// Skips `r` to just after its next line end (or to its end), holding no more than its buffer.
+fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                r.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                r.consume(n);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

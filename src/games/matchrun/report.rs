@@ -27,6 +27,8 @@ pub enum Ending {
     /// `bestmove (none)` (or `0000`) in a position that has legal moves.
     NoMove,
     Crash(String),
+    /// No move in the time a node, depth or move-time limit allows (cutechess's "stalls").
+    Stalled(String),
 }
 
 /// The end of the description of [`Ending::FlagWithoutMate`], after the flagged side's name.
@@ -42,6 +44,7 @@ impl Ending {
                 | Ending::IllegalMove(_)
                 | Ending::NoMove
                 | Ending::Crash(_)
+                | Ending::Stalled(_)
         )
     }
 
@@ -50,6 +53,7 @@ impl Ending {
             Ending::TimeForfeit | Ending::FlagWithoutMate => "time forfeit",
             Ending::IllegalMove(_) | Ending::NoMove => "illegal move",
             Ending::Crash(_) => "abandoned",
+            Ending::Stalled(_) => "stalled connection",
             Ending::AdjudicatedDraw | Ending::AdjudicatedWin | Ending::MaxPlies => "adjudication",
             _ => "normal",
         }
@@ -69,6 +73,7 @@ impl Ending {
             "draw by adjudication (ply limit)" => Ending::MaxPlies,
             // The texts a loser's name or an engine's own words come in first.
             t if t.contains(" disconnects: ") => Ending::Crash(after(" disconnects: ")?),
+            t if t.contains(" stalls: ") => Ending::Stalled(after(" stalls: ")?),
             t if t.contains(" makes an illegal move: ") => {
                 Ending::IllegalMove(after(" makes an illegal move: ")?)
             }
@@ -96,6 +101,7 @@ impl Ending {
             Ending::IllegalMove(m) => format!("{l} makes an illegal move: {m}"),
             Ending::NoMove => format!("{l} gives no move in a position with legal moves"),
             Ending::Crash(why) => format!("{l} disconnects: {why}"),
+            Ending::Stalled(why) => format!("{l} stalls: {why}"),
         }
     }
 }
@@ -122,6 +128,23 @@ impl GameOutcome {
             GameResult::WhiteWins if self.engine_white => 1.0,
             GameResult::BlackWins if !self.engine_white => 1.0,
             _ => 0.0,
+        }
+    }
+
+    /// The side that lost, by the name of White's and Black's player: also the side whose
+    /// flag fell in a time forfeit drawn for want of mating material (the side to move at the
+    /// end); `None` for any other draw.
+    pub fn loser<'a>(&self, white: &'a str, black: &'a str) -> Option<&'a str> {
+        use shakmaty::Position;
+        let white_to_move =
+            (self.start.turn() == shakmaty::Color::White) == self.moves.len().is_multiple_of(2);
+        match self.result {
+            GameResult::WhiteWins => Some(black),
+            GameResult::BlackWins => Some(white),
+            GameResult::Draw if self.ending == Ending::FlagWithoutMate => {
+                Some(if white_to_move { white } else { black })
+            }
+            GameResult::Draw => None,
         }
     }
 }
@@ -257,6 +280,7 @@ impl MatchReport {
                 Ending::TimeForfeit => "time forfeit".to_string(),
                 Ending::FlagWithoutMate => "time forfeit, a draw: no mating material".to_string(),
                 Ending::Crash(_) => "disconnect".to_string(),
+                Ending::Stalled(_) => "stalled".to_string(),
                 Ending::AdjudicatedWin => "resignation (adjudication)".to_string(),
                 e => e.describe(None),
             };
@@ -299,11 +323,7 @@ pub fn game_line(r: &MatchReport, g: &GameOutcome) -> String {
     } else {
         (&r.opponent_name, &r.engine_name)
     };
-    let loser = match g.result {
-        GameResult::WhiteWins => Some(b.as_str()),
-        GameResult::BlackWins => Some(w.as_str()),
-        GameResult::Draw => None,
-    };
+    let loser = g.loser(w, b);
     let t = &r.tally;
     let llr = r
         .sprt
@@ -343,6 +363,7 @@ mod tests {
             Ending::NoMove,
             Ending::Crash("broken pipe: x".into()),
             Ending::Crash("engine says it loses on time".into()),
+            Ending::Stalled("no move after 2000 ms".into()),
             Ending::IllegalMove("a1a1 resigns (adjudication)".into()),
         ] {
             let text = e.describe(Some("Engine (1)"));

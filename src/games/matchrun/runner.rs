@@ -172,7 +172,7 @@ fn play_game(
                 }
                 match limit {
                     MoveLimit::Clock(_) => Turn::Lost(Ending::TimeForfeit),
-                    _ => Turn::Lost(Ending::Crash(format!("no move after {timeout} ms"))),
+                    _ => Turn::Lost(Ending::Stalled(format!("no move after {timeout} ms"))),
                 }
             }
             Err(GoFailure::Exited(why)) => {
@@ -441,21 +441,7 @@ impl Match<'_> {
     fn write_pgn(&self, g: &GameOutcome) -> Option<String> {
         let f = self.pgn_file.as_ref()?;
         let (white_name, black_name) = self.players(g);
-        // The side to move at the end: the one whose flag fell in a drawn time forfeit.
-        let white_to_move = (g.start.turn() == Color::White) == g.moves.len().is_multiple_of(2);
-        let loser = match g.result {
-            GameResult::WhiteWins => Some(black_name.as_str()),
-            GameResult::BlackWins => Some(white_name.as_str()),
-            GameResult::Draw if g.ending == Ending::FlagWithoutMate => Some(
-                if white_to_move {
-                    white_name
-                } else {
-                    black_name
-                }
-                .as_str(),
-            ),
-            GameResult::Draw => None,
-        };
+        let loser = g.loser(white_name, black_name);
         let text = crate::chess::pgn::write_pgn(
             &g.start,
             &g.moves,
