@@ -184,6 +184,18 @@ fn cut_contradicted_and_oversized_games() {
     assert_eq!(games.len(), 2);
     let e = games[1].as_ref().unwrap_err().to_string();
     assert!(e.contains("cut short"), "{e}");
+    // Cut short in the middle of a file (a killed match, resumed after it): its PlyCount
+    // tells, and the Result tag written before its moves does not score it.
+    let middle =
+        format!("[Result \"1-0\"]\n[PlyCount \"9\"]\n\n1. d4 d5 2. c4 e6 3. Nc3\n\n{mate}");
+    let games = read_games(middle.as_bytes());
+    assert_eq!(games.len(), 2);
+    let e = games[0].as_ref().unwrap_err().to_string();
+    assert!(
+        e.contains("PlyCount tag says 9") && e.contains("cut short"),
+        "{e}"
+    );
+    assert_eq!(games[1].as_ref().unwrap().moves.len(), 4);
     let ended = format!("{mate}[Result \"1-0\"]\n\n1. d4 d5 2. c4 e6\n");
     let games = read_games(ended.as_bytes());
     assert_eq!(

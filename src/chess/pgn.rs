@@ -263,6 +263,20 @@ impl Visitor for GameVisitor {
         // lack) the Result tag decides; [`read_games`] refuses such a game at the very end of
         // a file cut in the middle of a line.
         self.unterminated = mt.outcome.is_none();
+        // Unterminated, and fewer or more moves than its PlyCount tag says: a game cut short
+        // in the middle of a file (a killed match whose file was then resumed), which the
+        // Result tag, written before the moves, would score as if it had been played out.
+        if self.unterminated
+            && let Some(count) = mt
+                .game
+                .tag("PlyCount")
+                .and_then(|c| c.parse::<usize>().ok())
+            && count != mt.game.moves.len()
+        {
+            return Err(fail(format!(
+                "the PlyCount tag says {count} plies and no result follows the moves: cut short"
+            )));
+        }
         let outcome = mt.outcome.flatten();
         match (mt.game.result, outcome) {
             (None, _) => mt.game.result = outcome,
