@@ -55,6 +55,12 @@ fn learning_records(db: &std::path::Path) {
     e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
     let l = info_until(&mut e, "learned the game");
     assert!(l.contains("4 plies, 0-1"), "{l}");
+    // The same game again: the store counts it once, and the engine says so (it said it had
+    // learned it each time).
+    e.send("ucinewgame");
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    let l = info_until(&mut e, "4 plies, 0-1");
+    assert!(l.contains("already in") && !l.contains("learned"), "{l}");
     // A game that the engine itself ends: its mating move counts when the GUI moves on.
     e.send("ucinewgame");
     e.send("position startpos moves g2g4 e7e5 f2f3");

@@ -316,11 +316,20 @@ impl Learner {
             {
                 e.add_game(&record);
             }
-            self.notes.push(format!(
-                "learned the game ({plies} plies, {}) into '{}'",
-                result.as_pgn(),
-                crate::experience::store::shown(&settings.store)
-            ))
+            // A game the store already holds (the same moves played again) adds nothing.
+            self.notes.push(if learned == Some(Learned::AlreadyKnown) {
+                format!(
+                    "the game ({plies} plies, {}) is already in '{}': not counted again",
+                    result.as_pgn(),
+                    crate::experience::store::shown(&settings.store)
+                )
+            } else {
+                format!(
+                    "learned the game ({plies} plies, {}) into '{}'",
+                    result.as_pgn(),
+                    crate::experience::store::shown(&settings.store)
+                )
+            })
         }
     }
 }
@@ -488,22 +497,35 @@ pub fn root_bias_in(
     bias
 }
 
-/// The store's record of `pos` as (win, draw, loss) per mille for the side to move, when the
-/// position has at least `ExperienceMinGames` games (`UCI_ShowWDL`).
-pub fn known_wdl(settings: &LearnSettings, pos: &Chess) -> Option<(u32, u32, u32)> {
-    let store = Store::open_read_only(&settings.store).ok()?;
-    let (white, black, draws) = store.position_record(pos).ok()?;
-    let n = white + black + draws;
-    if n == 0 || n < u64::from(settings.bias.min_games) {
-        return None;
-    }
-    let (won, lost) = match pos.turn() {
-        shakmaty::Color::White => (white, black),
-        shakmaty::Color::Black => (black, white),
+/// `UCI_ShowWDL`'s experience: for each move of `pos` after which the store holds at least
+/// `ExperienceMinGames` games, the (win, draw, loss) per mille of those games for the side to
+/// move at `pos`. Each line of a search is its first move's record (the root's own record, on
+/// every line, said the same of moves the games never played).
+pub fn known_wdl(settings: &LearnSettings, pos: &Chess) -> Vec<(Move, (u32, u32, u32))> {
+    let Ok(store) = Store::open_read_only(&settings.store) else {
+        return Vec::new();
     };
-    let w = (1000 * won + n / 2) / n;
-    let l = (1000 * lost + n / 2) / n;
-    Some((w as u32, (1000 - w - l) as u32, l as u32))
+    let min = u64::from(settings.bias.min_games).max(1);
+    pos.legal_moves()
+        .into_iter()
+        .filter_map(|m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let (white, black, draws) = store.position_record(&child).ok()?;
+            let n = white + black + draws;
+            if n < min {
+                return None;
+            }
+            let (won, lost) = match pos.turn() {
+                shakmaty::Color::White => (white, black),
+                shakmaty::Color::Black => (black, white),
+            };
+            let w = (1000 * won + n / 2) / n;
+            // Both rounded up only at two halves (1 win and 15 losses: 62.5 and 937.5).
+            let l = ((1000 * lost + n / 2) / n).min(1000 - w);
+            Some((m, (w as u32, (1000 - w - l) as u32, l as u32)))
+        })
+        .collect()
 }
 
 /// `ExperienceBook`: the best known move by the confidence-aware score when the position has at

@@ -187,7 +187,7 @@ impl Player {
     }
 
     /// The store's record of `pos` as (win, draw, loss) per mille, when it knows enough games.
-    pub fn known_wdl(&self, s: &LearnSettings, pos: &Chess) -> Option<(u32, u32, u32)> {
+    pub fn known_wdl(&self, s: &LearnSettings, pos: &Chess) -> Vec<(Move, (u32, u32, u32))> {
         learner::known_wdl(s, pos)
     }
 

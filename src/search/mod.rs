@@ -38,13 +38,17 @@ use worker::{TbProbe, Worker};
 
 /// Searches `params.root` under its limits and returns the best move. Stops early when
 /// `shared.stop` is set. The caller sets up `shared` (clock, pondering) before calling. With a
-/// [`skill::Skill`], the search also stops at that skill's node cap.
+/// [`skill::Skill`], the search also stops at that skill's node cap, on one thread.
 pub fn search(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) -> SearchResult {
     let Some(skill) = params.skill else {
         return search_full(params, shared, tt);
     };
     let mut weak = params.clone();
     weak.skill = None;
+    // One thread: the cap counts every thread's nodes, and the helpers' share of so few would
+    // leave the main thread's search at depth 1 (a 1800 played as a depth-1 engine at 8
+    // threads).
+    weak.threads = 1;
     weak.limits.nodes = Some(
         params
             .limits

@@ -58,34 +58,19 @@ pub fn parse_position(args: &str, chess960: bool) -> Result<Game, Error> {
     })
 }
 
-/// Parses the arguments of `go`. Unknown words are skipped with a warning; a keyword without a
-/// valid number is an error. Negative times (some GUIs send them when a clock ran out) count as 0.
-pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error> {
+/// Parses the arguments of `go`, as Stockfish reads them, so that every `go` gets its
+/// `bestmove`: unknown words are skipped with a warning, and a keyword whose number is missing
+/// or not a number is taken as 0 (a decimal as its whole part), with a warning. Negative times
+/// (some GUIs send them when a clock ran out) count as 0. Keywords are read in any case.
+pub fn parse_go(args: &str, pos: &Chess) -> (Limits, Vec<String>) {
     let mut limits = Limits::default();
     let mut warnings = Vec::new();
-    let tokens: Vec<&str> = args.split_whitespace().collect();
+    let lower: Vec<String> = args
+        .split_whitespace()
+        .map(|t| t.to_ascii_lowercase())
+        .collect();
+    let tokens: Vec<&str> = lower.iter().map(String::as_str).collect();
     let mut i = 0;
-    let number = |i: usize, word: &str| -> Result<i64, Error> {
-        let v = tokens.get(i + 1).ok_or_else(|| Error::GoNeedsNumber {
-            word: word.to_string(),
-        })?;
-        v.parse::<i64>().or_else(|_| {
-            // A whole number past i64 (`go nodes 18446744073709551615`): as far as it goes.
-            let digits = v.strip_prefix('-').unwrap_or(v);
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                Ok(if v.starts_with('-') {
-                    i64::MIN
-                } else {
-                    i64::MAX
-                })
-            } else {
-                Err(Error::GoNotANumber {
-                    word: word.to_string(),
-                    value: v.to_string(),
-                })
-            }
-        })
-    };
     // A limit below 1 is raised to 1 and said: the GUI that sent it still waits for a bestmove.
     let at_least_one = |word: &str, n: i64, warnings: &mut Vec<String>| {
         if n < 1 {
@@ -99,7 +84,8 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
             "infinite" => limits.infinite = true,
             "ponder" => limits.ponder = true,
             "wtime" | "btime" | "winc" | "binc" | "movetime" => {
-                let v = Some(number(i, word)?.max(0) as u64);
+                let (n, used) = go_number(&tokens, i, word, &mut warnings);
+                let v = Some(n.max(0) as u64);
                 match word {
                     "wtime" => limits.wtime = v,
                     "btime" => limits.btime = v,
@@ -107,14 +93,14 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
                     "binc" => limits.binc = v,
                     _ => limits.movetime = v,
                 }
-                i += 1;
+                i += used;
             }
             "movestogo" | "depth" | "mate" => {
-                let n = number(i, word)?;
+                let (n, used) = go_number(&tokens, i, word, &mut warnings);
                 if word == "movestogo" && n < 1 {
                     // Some GUIs send movestogo 0 with a clock: the clock alone then limits.
                     warnings.push(format!("'go movestogo {n}' ignored"));
-                    i += 2;
+                    i += 1 + used;
                     continue;
                 }
                 let n = at_least_one(word, n, &mut warnings);
@@ -124,11 +110,12 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
                     "depth" => limits.depth = Some(n),
                     _ => limits.mate = Some(n),
                 }
-                i += 1;
+                i += used;
             }
             "nodes" => {
-                limits.nodes = Some(at_least_one(word, number(i, word)?, &mut warnings) as u64);
-                i += 1;
+                let (n, used) = go_number(&tokens, i, word, &mut warnings);
+                limits.nodes = Some(at_least_one(word, n, &mut warnings) as u64);
+                i += used;
             }
             "searchmoves" => {
                 // Moves up to the next `go` keyword; a word that is no move is skipped.
@@ -177,7 +164,43 @@ pub fn parse_go(args: &str, pos: &Chess) -> Result<(Limits, Vec<String>), Error>
             pos.turn()
         ));
     }
-    Ok((limits, warnings))
+    (limits, warnings)
+}
+
+/// The number after `go`'s keyword `word` at `tokens[i]`, and how many tokens it took (0 when
+/// it is missing: the next word is another keyword, or there is none). A number past i64 is
+/// taken as far as it goes (`go nodes 18446744073709551615`); a decimal as its whole part; no
+/// number as 0, said in `warnings`.
+fn go_number(tokens: &[&str], i: usize, word: &str, warnings: &mut Vec<String>) -> (i64, usize) {
+    let Some(v) = tokens.get(i + 1).filter(|v| !GO_WORDS.contains(v)) else {
+        warnings.push(format!("'go {word}' has no number: taken as 0"));
+        return (0, 0);
+    };
+    if let Ok(n) = v.parse::<i64>() {
+        return (n, 1);
+    }
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return (
+            if v.starts_with('-') {
+                i64::MIN
+            } else {
+                i64::MAX
+            },
+            1,
+        );
+    }
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() => {
+            let n = x.trunc().clamp(i64::MIN as f64, i64::MAX as f64) as i64;
+            warnings.push(format!("'go {word} {v}': not a whole number, taken as {n}"));
+            (n, 1)
+        }
+        _ => {
+            warnings.push(format!("'go {word} {v}': not a number, taken as 0"));
+            (0, 1)
+        }
+    }
 }
 
 /// The words of `go`'s parameters (a `searchmoves` list ends at one).
@@ -225,28 +248,51 @@ mod tests {
     #[test]
     fn go_arguments() {
         let pos = Chess::default();
-        let (l, w) = parse_go("wtime -5 btime 1000 movestogo 3 bogus", &pos).unwrap();
+        let (l, w) = parse_go("wtime -5 btime 1000 movestogo 3 bogus", &pos);
         assert_eq!(
             (l.wtime, l.btime, l.movestogo),
             (Some(0), Some(1000), Some(3))
         );
         assert_eq!(w, vec!["unknown go parameter 'bogus' ignored".to_string()]);
-        let e = |s| parse_go(s, &pos).err().unwrap().to_string();
-        assert_eq!(e("depth"), "'go depth' needs a number");
-        assert_eq!(e("nodes x"), "'go nodes x': not a whole number");
-        assert_eq!(e("nodes -"), "'go nodes -': not a whole number");
+        // No number, or not one: 0 (a decimal: its whole part), said; the search still runs
+        // (a GUI waits for its bestmove), in any case of the words.
+        let (l, w) = parse_go("depth", &pos);
+        assert_eq!(l.depth, Some(1));
+        assert_eq!(
+            w,
+            [
+                "'go depth' has no number: taken as 0",
+                "'go depth 0': searched as depth 1"
+            ]
+        );
+        let (l, w) = parse_go("nodes x movetime 2.9 wtime - DEPTH 3", &pos);
+        assert_eq!(
+            (l.nodes, l.movetime, l.wtime, l.depth),
+            (Some(1), Some(2), Some(0), Some(3))
+        );
+        assert_eq!(
+            w,
+            [
+                "'go nodes x': not a number, taken as 0",
+                "'go nodes 0': searched as nodes 1",
+                "'go movetime 2.9': not a whole number, taken as 2",
+                "'go wtime -': not a number, taken as 0",
+            ]
+        );
+        // A keyword where the number should be is read as the keyword.
+        let (l, _) = parse_go("movetime depth 4", &pos);
+        assert_eq!((l.movetime, l.depth), (Some(0), Some(4)));
         // Past i64 (u64::MAX nodes, a clock of 10^20 ms): as far as the limit goes.
         let (l, _) = parse_go(
             "nodes 18446744073709551615 wtime 99999999999999999999",
             &pos,
-        )
-        .unwrap();
+        );
         assert_eq!(
             (l.nodes, l.wtime),
             (Some(i64::MAX as u64), Some(i64::MAX as u64))
         );
         // A limit below 1 searches at 1 and says so; movestogo 0 leaves the clock alone.
-        let (l, w) = parse_go("nodes 0 mate -1 depth 0 movestogo 0 wtime 10", &pos).unwrap();
+        let (l, w) = parse_go("nodes 0 mate -1 depth 0 movestogo 0 wtime 10", &pos);
         assert_eq!(
             (l.nodes, l.mate, l.depth, l.movestogo),
             (Some(1), Some(1), Some(1), None)
@@ -261,7 +307,7 @@ mod tests {
             ]
         );
         // A searchmoves list skips a word that is no move and ends at the next keyword.
-        let (l, w) = parse_go("searchmoves e2e4 zz d2d4 depth 3", &pos).unwrap();
+        let (l, w) = parse_go("searchmoves e2e4 zz d2d4 depth 3", &pos);
         assert_eq!((l.searchmoves.len(), l.depth), (2, Some(3)));
         assert_eq!(
             w,
@@ -269,7 +315,7 @@ mod tests {
         );
         // The clock of the other side only: this side has none, and answers at once; with a
         // depth the depth limits the search; an increment alone limits nothing.
-        let (l, w) = parse_go("btime 1000 binc 10", &pos).unwrap();
+        let (l, w) = parse_go("btime 1000 binc 10", &pos);
         assert_eq!(
             w,
             vec![
@@ -277,18 +323,18 @@ mod tests {
             ]
         );
         assert_eq!(l.clock(pos.turn()).time, Some(0));
-        let (l, w) = parse_go("btime 1000 depth 4", &pos).unwrap();
+        let (l, w) = parse_go("btime 1000 depth 4", &pos);
         assert_eq!(
             w,
             vec!["no wtime for white to move: the clock does not limit this search".to_string()]
         );
         assert_eq!(l.clock(pos.turn()).time, None);
-        let (l, w) = parse_go("winc 100", &pos).unwrap();
+        let (l, w) = parse_go("winc 100", &pos);
         assert_eq!(
             w,
             vec!["no wtime for white to move: the clock does not limit this search".to_string()]
         );
         assert_eq!(l.clock(pos.turn()).time, None);
-        assert!(parse_go("wtime 1000", &pos).unwrap().1.is_empty());
+        assert!(parse_go("wtime 1000", &pos).1.is_empty());
     }
 }

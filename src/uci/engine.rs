@@ -237,15 +237,11 @@ impl Engine {
                 return true;
             }
             "go" => {
-                match parse_go(rest, &self.game.pos) {
-                    Ok((limits, warnings)) => {
-                        for w in warnings {
-                            info_string(&format!("warning: {w}"));
-                        }
-                        self.go(limits);
-                    }
-                    Err(e) => info_string(&format!("error: {e}; no search started")),
+                let (limits, warnings) = parse_go(rest, &self.game.pos);
+                for w in warnings {
+                    info_string(&format!("warning: {w}"));
                 }
+                self.go(limits);
                 return true;
             }
             _ => {}
@@ -417,9 +413,12 @@ impl Engine {
         let wdl = if !self.options.show_wdl {
             Wdl::Off
         } else {
-            self.player
-                .known_wdl(&s, &self.game.pos)
-                .map_or(Wdl::Model, |(w, d, l)| Wdl::Known(w, d, l))
+            let known = self.player.known_wdl(&s, &self.game.pos);
+            if known.is_empty() {
+                Wdl::Model
+            } else {
+                Wdl::Known(known.into())
+            }
         };
         let (mut params, inbox) = self.player.prepare(
             &s,

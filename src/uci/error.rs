@@ -18,12 +18,6 @@ pub enum Error {
         fen: String,
     },
 
-    // `go`
-    #[error("'go {word}' needs a number")]
-    GoNeedsNumber { word: String },
-    #[error("'go {word} {value}': not a whole number")]
-    GoNotANumber { word: String, value: String },
-
     // `setoption`
     #[error("option '{name}' needs a value")]
     NeedsValue { name: String },

@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::sync::Mutex;
 
+use shakmaty::Move;
+
 use crate::chess::notation::uci_move;
 use crate::chess::score::{MATE, MATE_BOUND, WDL_MODEL};
 use crate::search::{Event, Reporter};
@@ -44,26 +46,26 @@ pub fn format_score(score: i32) -> String {
 }
 
 /// Where the `wdl` of info lines comes from (`UCI_ShowWDL`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Wdl {
     /// No `wdl` (the option is off).
     Off,
     /// From the score, by the fitted model.
     Model,
-    /// The experience store's record of the root: (win, draw, loss) per mille for the side to
-    /// move.
-    Known(u32, u32, u32),
+    /// The experience store's records of the root's moves: (win, draw, loss) per mille for the
+    /// side to move, by move; a line whose first move has none gets the model's.
+    Known(std::sync::Arc<[(Move, (u32, u32, u32))]>),
 }
 
 /// How the info lines are written.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Style {
     pub chess960: bool,
     pub wdl: Wdl,
 }
 
 /// The `info` line of a search event.
-pub fn event_line(event: &Event, style: Style) -> String {
+pub fn event_line(event: &Event, style: &Style) -> String {
     match event {
         Event::Line {
             depth,
@@ -82,10 +84,14 @@ pub fn event_line(event: &Event, style: Style) -> String {
                 line.push_str(&format!(" multipv {k}"));
             }
             line.push_str(&format!(" score {}", format_score(*score)));
-            let wdl = match style.wdl {
+            let known = |moves: &[(Move, (u32, u32, u32))]| {
+                let first = pv.first()?;
+                moves.iter().find(|(m, _)| m == first).map(|(_, wdl)| *wdl)
+            };
+            let wdl = match &style.wdl {
                 Wdl::Off => None,
                 Wdl::Model => Some(WDL_MODEL.wdl(*score)),
-                Wdl::Known(w, d, l) => Some((w, d, l)),
+                Wdl::Known(moves) => known(moves).or(Some(WDL_MODEL.wdl(*score))),
             };
             if let Some((w, d, l)) = wdl {
                 line.push_str(&format!(" wdl {w} {d} {l}"));
@@ -110,7 +116,7 @@ pub fn event_line(event: &Event, style: Style) -> String {
 
 /// A reporter that sends every search event to the GUI.
 pub fn reporter(style: Style) -> Reporter {
-    std::sync::Arc::new(move |e: &Event| send(&event_line(e, style)))
+    std::sync::Arc::new(move |e: &Event| send(&event_line(e, &style)))
 }
 
 #[cfg(test)]

@@ -172,6 +172,23 @@ fn go_with_only_the_other_sides_clock_answers_at_once() {
 }
 
 #[test]
+fn a_malformed_go_still_gets_its_bestmove() {
+    // A GUI waits for the bestmove of every go: a bad number is read as Stockfish reads it
+    // (no search started, and the GUI waited for ever), and the words in any case.
+    let mut e = Uci::start();
+    e.send("position startpos");
+    for go in ["go depth 1.5", "go nodes", "go wtime abc", "GO DEPTH 2"] {
+        e.send(go);
+        let (best, lines) = e.bestmove(SECS(10));
+        assert!(
+            best.starts_with("bestmove ") && best.len() > 12,
+            "{go}: {lines:?}"
+        );
+    }
+    e.quit();
+}
+
+#[test]
 fn stop_and_isready_during_infinite_search() {
     let mut e = Uci::start();
     e.send("position startpos");

@@ -113,6 +113,27 @@ fn strength_limits() {
     assert_legal(&pos, &best_of(&best));
     let level10 = last_nodes(&lines);
     assert!((1_800..=3_200).contains(&level10), "{lines:?}");
+    // With more threads the level searches as deep: on one thread (the helpers' share of the
+    // cap left the main thread at depth 1 with 4 threads).
+    e.send("setoption name Threads value 4");
+    e.send("ucinewgame");
+    e.send("position startpos moves e2e4");
+    e.send("go depth 20");
+    let (best, lines) = e.bestmove(SECS(30));
+    assert_legal(&pos, &best_of(&best));
+    let depth: u32 = lines
+        .iter()
+        .rev()
+        .find_map(|l| l.split(" depth ").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        depth >= 4 && last_nodes(&lines) <= 3_200,
+        "4 threads: {lines:?}"
+    );
+    e.send("setoption name Threads value 1");
     e.send("setoption name Skill Level value 20");
     e.send("ucinewgame");
     e.send("position startpos moves e2e4");
@@ -123,7 +144,7 @@ fn strength_limits() {
 }
 
 /// `UCI_ShowWDL`: `wdl W D L` per mille on every scored info line, from the model (rising with
-/// the score), or the experience store's record where the root is known.
+/// the score), or the experience store's record of the line's first move where it is known.
 #[test]
 fn show_wdl() {
     let dir = std::env::temp_dir().join(format!("deepred-wdl-{}", std::process::id()));
@@ -132,8 +153,8 @@ fn show_wdl() {
     std::fs::write(
         &pgn,
         "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
-         [Result \"1-0\"]\n\n1. d4 d5 2. c4 1-0\n\n\
-         [Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 1/2-1/2\n\n",
+         [Result \"1-0\"]\n\n1. e4 d5 2. c4 1-0\n\n\
+         [Result \"1/2-1/2\"]\n\n1. e4 Nf6 1/2-1/2\n\n",
     )
     .unwrap();
     let db = dir.join("store.sqlite");
@@ -180,19 +201,28 @@ fn show_wdl() {
         assert_eq!(w + d + l, 1000);
     }
     assert!(won.0 > 900 && lost.2 > 900, "{won:?} {lost:?}");
-    // The start position is in the store: 2 White wins and a draw in 3 games.
+    // 1. e4 is in the store: 2 White wins and a draw in 3 games. Its line carries that record,
+    // the line of 1. d4 (no game) the model's, each by its own first move (the root's record
+    // was stamped on every line).
     e.send(&format!(
         "setoption name ExperienceFile value {}",
         db.display()
     ));
     e.send("setoption name ExperienceMinGames value 3");
+    e.send("setoption name MultiPV value 2");
     e.send("position startpos");
-    e.send("go depth 3");
+    e.send("go depth 3 searchmoves e2e4 d2d4");
     let (_, lines) = e.bestmove(SECS(30));
     let scored: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
-    assert!(!scored.is_empty());
+    assert!(scored.len() >= 2, "{lines:?}");
     for l in scored {
-        assert_eq!(wdl_of(l), Some((667, 333, 0)), "{l}");
+        let wdl = wdl_of(l).unwrap();
+        if l.contains(" pv e2e4") {
+            assert_eq!(wdl, (667, 333, 0), "{l}");
+        } else {
+            assert!(l.contains(" pv d2d4") && wdl != (667, 333, 0), "{l}");
+            assert_eq!(wdl.0 + wdl.1 + wdl.2, 1000, "{l}");
+        }
     }
     e.quit();
     let _ = std::fs::remove_dir_all(&dir);
