@@ -30,11 +30,24 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
         fen: text.to_string(),
         reason,
     };
+    // Castling rights the board contradicts (no rook on its square, a king moved) and an en
+    // passant square no pawn could have passed are dropped, as Stockfish and python-chess read
+    // them: a GUI's slip is no reason to refuse its position (and answer for the previous one).
+    let lenient = |fen: Fen, mode| {
+        fen.into_position::<Chess>(mode)
+            .or_else(PositionError::ignore_too_much_material)
+            .or_else(PositionError::ignore_impossible_check)
+            .or_else(PositionError::ignore_invalid_ep_square)
+            .or_else(PositionError::ignore_invalid_castling_rights)
+            .map_err(|e| e.to_string())
+    };
     match relaxed(parsed.clone(), mode) {
         Ok(p) => Ok(p),
         // Shredder-FEN castling of a Chess960 start in standard mode: retry as Chess960.
-        Err(_) if !chess960 => relaxed(parsed, CastlingMode::Chess960).map_err(illegal),
-        Err(e) => Err(illegal(e)),
+        Err(_) if !chess960 => relaxed(parsed.clone(), CastlingMode::Chess960)
+            .or_else(|_| lenient(parsed, mode))
+            .map_err(illegal),
+        Err(_) => lenient(parsed, mode).map_err(illegal),
     }
 }
 
@@ -54,6 +67,24 @@ mod tests {
         // Shredder-FEN castling of a Chess960 start, read without UCI_Chess960.
         let shredder = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
         assert!(parse_fen(shredder, false).is_ok());
+        // Rights the board contradicts and an impossible en passant square: dropped, as
+        // Stockfish and python-chess read them (they were refused).
+        for (given, read) in [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1",
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq e3 0 1",
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w Kkq - 0 1",
+                "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+            ),
+        ] {
+            assert_eq!(fen_of(&parse_fen(given, false).unwrap()), read, "{given}");
+        }
         let e = parse_fen("not a fen", false).unwrap_err().to_string();
         assert!(e.starts_with("invalid FEN 'not a fen'"), "{e}");
         let e = parse_fen("8/8/8/8/8/8/8/8 w - - 0 1", false)
