@@ -54,8 +54,11 @@ pub enum Wdl {
     Model,
     /// The experience store's records of the root's moves: (win, draw, loss) per mille for the
     /// side to move, by move; a line whose first move has none gets the model's.
-    Known(std::sync::Arc<[(Move, (u32, u32, u32))]>),
+    Known(std::sync::Arc<[(Move, PerMille)]>),
 }
+
+/// Win, draw and loss per mille.
+pub type PerMille = (u32, u32, u32);
 
 /// How the info lines are written.
 #[derive(Clone, Debug)]
@@ -84,7 +87,7 @@ pub fn event_line(event: &Event, style: &Style) -> String {
                 line.push_str(&format!(" multipv {k}"));
             }
             line.push_str(&format!(" score {}", format_score(*score)));
-            let known = |moves: &[(Move, (u32, u32, u32))]| {
+            let known = |moves: &[(Move, PerMille)]| {
                 let first = pv.first()?;
                 moves.iter().find(|(m, _)| m == first).map(|(_, wdl)| *wdl)
             };
