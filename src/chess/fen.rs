@@ -2,7 +2,7 @@
 //! even when no game reaches them (perft suites have them).
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, PositionError};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, PositionError};
 
 use super::Error;
 
@@ -45,7 +45,19 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
         Ok(p) => Ok(p),
         // Shredder-FEN castling of a Chess960 start in standard mode: retry as Chess960.
         Err(_) if !chess960 => relaxed(parsed.clone(), CastlingMode::Chess960)
-            .or_else(|_| lenient(parsed, mode))
+            .or_else(|_| {
+                // Both readings need leniency: the one that keeps more castling rights (a
+                // Chess960 position with one slip stays a Chess960 position).
+                let rights = |p: &Chess| p.castles().castling_rights().count();
+                match (
+                    lenient(parsed.clone(), mode),
+                    lenient(parsed, CastlingMode::Chess960),
+                ) {
+                    (Ok(a), Ok(b)) => Ok(if rights(&b) > rights(&a) { b } else { a }),
+                    (Ok(p), Err(_)) | (Err(_), Ok(p)) => Ok(p),
+                    (Err(e), Err(_)) => Err(e),
+                }
+            })
             .map_err(illegal),
         Err(_) => lenient(parsed, mode).map_err(illegal),
     }
@@ -85,6 +97,11 @@ mod tests {
         ] {
             assert_eq!(fen_of(&parse_fen(given, false).unwrap()), read, "{given}");
         }
+        // A Chess960 position with one slip (an impossible en passant square) stays one, its
+        // castling rights kept: read as standard chess, they were all dropped.
+        let slip = parse_fen("4k3/8/8/8/8/8/8/R4K1R w HA e6 0 1", false).unwrap();
+        assert_eq!(slip.castles().mode(), CastlingMode::Chess960);
+        assert_eq!(slip.castles().castling_rights().count(), 2);
         let e = parse_fen("not a fen", false).unwrap_err().to_string();
         assert!(e.starts_with("invalid FEN 'not a fen'"), "{e}");
         let e = parse_fen("8/8/8/8/8/8/8/8 w - - 0 1", false)

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::time::{Duration, Instant};
 
 use super::Error;
@@ -61,33 +61,10 @@ impl EngineProcess {
         };
         let stdin = child.stdin.take().ok_or_else(|| no_pipe("stdin"))?;
         let stdout = child.stdout.take().ok_or_else(|| no_pipe("stdout"))?;
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            // Lines as bytes: a byte that is not UTF-8 (a Latin-1 author name, a stray byte in
-            // an `info string`) is replaced, not taken for the end of the engine's output.
-            let mut out = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                // A line is read up to MAX_LINE bytes and the rest of it skipped: an engine
-                // that writes without end and no line end must not take all the memory.
-                match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                if buf.len() == MAX_LINE
-                    && buf.last() != Some(&b'\n')
-                    && skip_line(&mut out).is_err()
-                {
-                    break;
-                }
-                let line = String::from_utf8_lossy(&buf);
-                let line = line.trim_end_matches(['\n', '\r']).to_string();
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        // Bounded: an engine that prints without end while the runner is not reading it (the
+        // other side's move) is held up by its pipe, not kept in the runner's memory.
+        let (tx, rx) = sync_channel(LINES_QUEUED);
+        std::thread::spawn(move || read_lines(BufReader::new(stdout), |l| tx.send(l).is_ok()));
         let mut e = EngineProcess {
             child,
             stdin,
@@ -415,6 +392,30 @@ fn kill_all(pids: &[u32]) {
 
 /// The longest line of an engine's output that is read; the rest of a longer line is skipped.
 const MAX_LINE: usize = 1 << 20;
+/// The most lines read ahead of the runner.
+const LINES_QUEUED: usize = 256;
+
+/// Hands each line of `out` to `take` (until it returns false or the output ends): as text, a
+/// byte that is not UTF-8 (a Latin-1 author name, a stray byte in an `info string`) replaced,
+/// not taken for the end of the engine's output; at most [`MAX_LINE`] bytes of it, the rest
+/// skipped, so that an engine that writes without a line end cannot take all the memory.
+fn read_lines(mut out: impl BufRead, mut take: impl FnMut(String) -> bool) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match (&mut out).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if buf.len() == MAX_LINE && buf.last() != Some(&b'\n') && skip_line(&mut out).is_err() {
+            return;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if !take(line.trim_end_matches(['\n', '\r']).to_string()) {
+            return;
+        }
+    }
+}
 
 /// Skips `r` to just after its next line end (or to its end), holding no more than its buffer.
 fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
@@ -439,6 +440,23 @@ fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line far over the limit comes back cut to it, and the next line whole; odd bytes are
+    /// replaced, line ends of both kinds taken off.
+    #[test]
+    fn lines_are_read_up_to_their_limit() {
+        let mut input = vec![b'x'; 10 * MAX_LINE];
+        input.extend_from_slice(b"\nbestmove e2e4\r\ncaf\xe9\n");
+        let mut lines = Vec::new();
+        read_lines(std::io::Cursor::new(input), |l| {
+            lines.push(l);
+            true
+        });
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].len(), MAX_LINE);
+        assert_eq!(lines[1], "bestmove e2e4");
+        assert_eq!(lines[2], "caf\u{fffd}");
+    }
 
     #[test]
     fn info_scores() {

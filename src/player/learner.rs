@@ -497,33 +497,32 @@ pub fn root_bias_in(
     bias
 }
 
-/// `UCI_ShowWDL`'s experience: for each move of `pos` after which the store holds at least
-/// `ExperienceMinGames` games, the (win, draw, loss) per mille of those games for the side to
-/// move at `pos`. Each line of a search is its first move's record (the root's own record, on
+/// `UCI_ShowWDL`'s experience: for each move of `pos` the store's games played with at least
+/// `ExperienceMinGames` times, the (win, draw, loss) per mille of those games for the side to
+/// move at `pos`: one query, the position's move rows (which count the games that ended on the
+/// move too). Each line of a search gets its first move's record (the root's own record, on
 /// every line, said the same of moves the games never played).
 pub fn known_wdl(settings: &LearnSettings, pos: &Chess) -> Vec<(Move, (u32, u32, u32))> {
-    let Ok(store) = Store::open_read_only(&settings.store) else {
+    let Some(known) = Store::open_read_only(&settings.store)
+        .ok()
+        .and_then(|store| ranked(&store, pos).ok())
+    else {
         return Vec::new();
     };
     let min = u64::from(settings.bias.min_games).max(1);
-    pos.legal_moves()
+    known
         .into_iter()
-        .filter_map(|m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let (white, black, draws) = store.position_record(&child).ok()?;
-            let n = white + black + draws;
-            if n < min {
-                return None;
-            }
+        .filter(|k| k.stats.games() >= min)
+        .map(|k| {
+            let n = k.stats.games();
             let (won, lost) = match pos.turn() {
-                shakmaty::Color::White => (white, black),
-                shakmaty::Color::Black => (black, white),
+                shakmaty::Color::White => (k.stats.white_wins, k.stats.black_wins),
+                shakmaty::Color::Black => (k.stats.black_wins, k.stats.white_wins),
             };
             let w = (1000 * won + n / 2) / n;
             // Both rounded up only at two halves (1 win and 15 losses: 62.5 and 937.5).
             let l = ((1000 * lost + n / 2) / n).min(1000 - w);
-            Some((m, (w as u32, (1000 - w - l) as u32, l as u32)))
+            (k.mv, (w as u32, (1000 - w - l) as u32, l as u32))
         })
         .collect()
 }

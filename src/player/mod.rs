@@ -186,7 +186,8 @@ impl Player {
         learner::book(s, pos)
     }
 
-    /// The store's record of `pos` as (win, draw, loss) per mille, when it knows enough games.
+    /// The store's records of `pos`'s moves as (win, draw, loss) per mille for the side to
+    /// move, for the moves it knows enough games of ([`learner::known_wdl`]).
     pub fn known_wdl(&self, s: &LearnSettings, pos: &Chess) -> Vec<(Move, (u32, u32, u32))> {
         learner::known_wdl(s, pos)
     }

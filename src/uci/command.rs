@@ -191,7 +191,8 @@ fn go_number(tokens: &[&str], i: usize, word: &str, warnings: &mut Vec<String>) 
         );
     }
     match v.parse::<f64>() {
-        Ok(x) if x.is_finite() => {
+        // `inf` and `1e400` as far as they go, as a whole number past i64 is.
+        Ok(x) if !x.is_nan() => {
             let n = x.trunc().clamp(i64::MIN as f64, i64::MAX as f64) as i64;
             warnings.push(format!("'go {word} {v}': not a whole number, taken as {n}"));
             (n, 1)
@@ -280,6 +281,11 @@ mod tests {
             ]
         );
         // A keyword where the number should be is read as the keyword.
+        let (l, _) = parse_go("wtime inf btime 1e400", &pos);
+        assert_eq!(
+            (l.wtime, l.btime),
+            (Some(i64::MAX as u64), Some(i64::MAX as u64))
+        );
         let (l, _) = parse_go("movetime depth 4", &pos);
         assert_eq!((l.movetime, l.depth), (Some(0), Some(4)));
         // Past i64 (u64::MAX nodes, a clock of 10^20 ms): as far as the limit goes.

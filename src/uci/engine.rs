@@ -231,7 +231,11 @@ impl Engine {
                 }
                 return true;
             }
-            "go" if rest.split_whitespace().next() == Some("perft") => {
+            "go" if rest
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("perft")) =>
+            {
                 let n = rest.split_whitespace().nth(1).unwrap_or("");
                 self.perft_command(n);
                 return true;
