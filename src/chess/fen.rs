@@ -19,27 +19,28 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
         CastlingMode::Standard
     };
     // Accept positions that cannot arise in a game but are well-defined (perft suites have
-    // them): too much material, impossible checks.
-    let relaxed = |fen: Fen, mode| {
-        fen.into_position::<Chess>(mode)
+    // them): too much material, impossible checks. Leniently, also castling rights the board
+    // contradicts (no rook on its square, a king moved) and an en passant square no pawn could
+    // have passed, dropped as Stockfish and python-chess drop them: a GUI's slip is no reason
+    // to refuse its position (and answer for the previous one).
+    let read = |fen: Fen, mode, lenient: bool| {
+        let p = fen
+            .into_position::<Chess>(mode)
             .or_else(PositionError::ignore_too_much_material)
-            .or_else(PositionError::ignore_impossible_check)
-            .map_err(|e| e.to_string())
+            .or_else(PositionError::ignore_impossible_check);
+        if lenient {
+            p.or_else(PositionError::ignore_invalid_ep_square)
+                .or_else(PositionError::ignore_invalid_castling_rights)
+        } else {
+            p
+        }
+        .map_err(|e| e.to_string())
     };
+    let relaxed = |fen, mode| read(fen, mode, false);
+    let lenient = |fen, mode| read(fen, mode, true);
     let illegal = |reason| Error::IllegalPosition {
         fen: text.to_string(),
         reason,
-    };
-    // Castling rights the board contradicts (no rook on its square, a king moved) and an en
-    // passant square no pawn could have passed are dropped, as Stockfish and python-chess read
-    // them: a GUI's slip is no reason to refuse its position (and answer for the previous one).
-    let lenient = |fen: Fen, mode| {
-        fen.into_position::<Chess>(mode)
-            .or_else(PositionError::ignore_too_much_material)
-            .or_else(PositionError::ignore_impossible_check)
-            .or_else(PositionError::ignore_invalid_ep_square)
-            .or_else(PositionError::ignore_invalid_castling_rights)
-            .map_err(|e| e.to_string())
     };
     match relaxed(parsed.clone(), mode) {
         Ok(p) => Ok(p),
