@@ -111,6 +111,22 @@ async function clickSquare(square) {
     assert.ok(box, `square ${square} never drawn`)
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
 }
+// A move by clicks, its origin then its target. A click that lands while the board is being
+// drawn again (after the other side's move, on a slow machine) is lost: click the origin until
+// the target's dot shows that the move input has started, then the target.
+async function clickMove(from, to) {
+    const dot = page.locator(`#board g[data-square="${to}"] .marker-dot`)
+    for (let i = 0; ; i++) {
+        await clickSquare(from)
+        try {
+            await dot.waitFor({timeout: 2000})
+            break
+        } catch (err) {
+            if (i === 14) throw new Error(`the move input never started on ${from}: ${err.message}`)
+        }
+    }
+    await clickSquare(to)
+}
 
 try {
     await page.goto(base + "/explore")
@@ -127,8 +143,7 @@ try {
     assert.equal(await path(), "start1. e4")
     assert.deepEqual((await row("e5")).slice(0, 2), ["e5", "3"])
     assert.deepEqual((await row("c5")).slice(0, 2), ["c5", "1"])
-    await clickSquare("e7")
-    await clickSquare("e5")
+    await clickMove("e7", "e5")
     await settle()
     assert.equal(await path(), "start1. e4e5")
     assert.match(page.url(), /moves=e2e4%2Ce7e5|moves=e2e4,e7e5/)
@@ -168,8 +183,7 @@ try {
     await page.fill("#fen", "7k/P7/8/8/8/8/8/K7 w - - 0 1")
     await page.click("#fen-form button")
     await settle()
-    await clickSquare("a7")
-    await clickSquare("a8")
+    await clickMove("a7", "a8")
     const knight = page.locator(".promotion-dialog-button-group[data-piece='wn']")
     await knight.waitFor()
     const kb = await knight.boundingBox()
@@ -216,14 +230,12 @@ try {
     // Nothing of the human's to take back yet; after a move and Deep Red's reply, there is.
     assert.ok(await page.isDisabled("#takeback"))
     await page.waitForTimeout(200)
-    await clickSquare("c6")
-    await clickSquare("c7")
+    await clickMove("c6", "c7")
     await page.waitForFunction(() => document.getElementById("movelist").textContent.startsWith("1. c7 h"), null, {timeout: 30000})
     await page.waitForFunction(() => document.getElementById("status").textContent === "White to move")
     assert.ok(!(await page.isDisabled("#takeback")))
     await page.waitForTimeout(300)
-    await clickSquare("c7")
-    await clickSquare("c8")
+    await clickMove("c7", "c8")
     const queen = page.locator(".promotion-dialog-button-group[data-piece='wq']")
     await queen.waitFor()
     const qb = await queen.boundingBox()
