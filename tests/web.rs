@@ -62,9 +62,14 @@ impl Server {
     }
 
     fn start_with(db: &str, args: &[&str]) -> Server {
-        let mut child = common::command()
-            .args(["web", "--listen", "127.0.0.1:0", "--db", db])
-            .args(args)
+        let mut c = common::command();
+        c.args(["web", "--listen", "127.0.0.1:0", "--db", db])
+            .args(args);
+        Server::spawn(c)
+    }
+
+    fn spawn(mut command: std::process::Command) -> Server {
+        let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -160,6 +165,31 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// More connections than the server may open files: it waits for them to close and serves on
+/// (it aborted: axum sleeps after a failed accept, and the runtime had no timers).
+#[test]
+fn more_connections_than_files_leave_the_server_serving() {
+    let dir = temp_dir("files");
+    let db = dir.join("exp.sqlite");
+    import(db.to_str().unwrap(), &dir);
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_deepred"))
+        .args(["web", "--listen", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .env("DEEPRED_HOME", dir.join("home"));
+    let mut s = Server::spawn(c);
+    assert_eq!(s.get("/api/explore").0, 200);
+    let idle: Vec<_> = (0..100)
+        .map(|_| std::net::TcpStream::connect(&s.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(s.child.try_wait().unwrap().is_none(), "the server ended");
+    drop(idle);
+    assert_eq!(s.get("/api/explore").0, 200);
+    assert!(s.child.try_wait().unwrap().is_none(), "the server ended");
 }
 
 /// A known move of an explorer answer: (games, white, draws, black).

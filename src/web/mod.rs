@@ -186,9 +186,11 @@ pub fn serve(opts: WebOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), Err
     let store = Store::open_read_only(&opts.store)?;
     let listen = opts.listen;
     let app = router(store, opts);
+    // Timers too: a failed accept (no file left for another connection) makes axum sleep a
+    // second and accept again, and without timers that sleep aborted the server.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .enable_io()
+        .enable_all()
         .build()?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)

@@ -13,6 +13,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
+use self::learning::finish;
 use super::Error;
 use super::explore::{MoveName, Walk, dests};
 use crate::chess::notation::{san_of, uci_move};
@@ -21,8 +22,6 @@ use crate::chess::rules::{GameResult, game_end};
 use crate::chess::score::{MATE, MATE_BOUND};
 use crate::chess::zobrist::hash_of;
 use crate::eval::EvalKind;
-use crate::experience::records::GameRecord;
-use crate::experience::store::Learned;
 use crate::player::evaluator::{EvalChoice, StoreOf};
 use crate::player::{DRAW_ACCEPT_CP, ENGINE_NAME, LearnSettings, Player, dead_draw, hand_over};
 use crate::search::skill::{self, Calibration, Skill};
@@ -32,6 +31,10 @@ use crate::search::{Event, Limits, Shared, search};
 /// [`IDLE_EVICT`] (a closed browser tab).
 const MAX_GAMES: usize = 64;
 const IDLE_EVICT: std::time::Duration = std::time::Duration::from_secs(1800);
+/// A finished game the store refused (busy, a full disk) is tried again this often, this many
+/// times (half an hour).
+const LEARN_RETRY: std::time::Duration = std::time::Duration::from_secs(10);
+const LEARN_RETRIES: u32 = 180;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking request never leaves a game unusable: its state is whole between statements.
@@ -117,6 +120,8 @@ struct State {
     searching: bool,
     /// Deep Red's last score, its own view.
     engine_score: Option<i32>,
+    /// Dropped from the table to make room: Deep Red starts no search in it any more.
+    closed: bool,
 }
 
 impl State {
@@ -203,6 +208,8 @@ pub struct Game {
     skill_elo: Option<i64>,
     /// When a request last named this game.
     touched: Mutex<Instant>,
+    /// The wait between two tries to learn the game after a failure.
+    learn_retry: std::time::Duration,
 }
 
 /// What every game gets (the server's settings).
@@ -234,6 +241,8 @@ pub struct Games {
     /// [`MAX_GAMES`] and [`IDLE_EVICT`] (other values in the tests).
     max_games: usize,
     idle_evict: std::time::Duration,
+    /// [`LEARN_RETRY`] (shorter in the tests).
+    learn_retry: std::time::Duration,
 }
 
 /// A game as the page shows it.
@@ -259,6 +268,24 @@ pub struct GameView {
     pub message: Option<String>,
 }
 
+/// The game's state for a request that changes it, its flag checked first: a game that is
+/// over (a flag that fell since the last request included) is learned, and the request refused.
+fn open_state(game: &Arc<Game>) -> Result<MutexGuard<'_, State>, Error> {
+    let mut st = lock(&game.state);
+    st.check_flag();
+    let Some((r, why)) = &st.ending else {
+        return Ok(st);
+    };
+    let e = Error::BadRequest(format!("the game is over ({}, {why})", r.as_pgn()));
+    let unlearned = st.learned.is_none();
+    drop(st);
+    if unlearned {
+        game.shared.stop.store(true, Ordering::SeqCst);
+        finish(game);
+    }
+    Err(e)
+}
+
 impl Games {
     pub fn new(store: PathBuf, setup: GameSetup) -> Games {
         Games {
@@ -268,6 +295,7 @@ impl Games {
             setup,
             max_games: MAX_GAMES,
             idle_evict: IDLE_EVICT,
+            learn_retry: LEARN_RETRY,
         }
     }
 
@@ -285,10 +313,20 @@ impl Games {
     fn make_room(&self, map: &mut HashMap<u64, Arc<Game>>) -> Result<(), Error> {
         if map.len() >= self.max_games {
             map.retain(|_, g| {
-                let keep =
-                    lock(&g.state).ending.is_none() && lock(&g.touched).elapsed() < self.idle_evict;
+                let mut st = lock(&g.state);
+                st.check_flag();
+                let keep = st.ending.is_none() && lock(&g.touched).elapsed() < self.idle_evict;
                 if !keep {
+                    // Its search stops and none starts again (Deep Red against itself played
+                    // on, unseen, holding its hash table); a game that ended (a flag that
+                    // fell since the last request included) and was not yet learned is
+                    // learned on a thread of its own, not under the table's lock.
+                    st.closed = true;
                     g.shared.stop.store(true, Ordering::SeqCst);
+                    if st.ending.is_some() && st.learned.is_none() {
+                        let g = g.clone();
+                        std::thread::spawn(move || finish(&g));
+                    }
                 }
                 keep
             });
@@ -372,6 +410,7 @@ impl Games {
             message: None,
             searching: false,
             engine_score: None,
+            closed: false,
         };
         let game = Arc::new(Game {
             state: Mutex::new(state),
@@ -381,6 +420,7 @@ impl Games {
             settings,
             skill_elo: g.elo,
             touched: Mutex::new(Instant::now()),
+            learn_retry: self.learn_retry,
         });
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         {
@@ -410,14 +450,7 @@ impl Games {
     pub fn play(&self, id: u64, text: &str) -> Result<GameView, Error> {
         let game = self.get(id)?;
         {
-            let mut st = lock(&game.state);
-            st.check_flag();
-            if let Some((r, why)) = &st.ending {
-                return Err(Error::BadRequest(format!(
-                    "the game is over ({}, {why})",
-                    r.as_pgn()
-                )));
-            }
+            let mut st = open_state(&game)?;
             let pos = st.position();
             if st.side(pos.turn()) != Side::Human {
                 return Err(Error::BadRequest("it is Deep Red's move".into()));
@@ -434,12 +467,8 @@ impl Games {
     /// Takes back the last human move (and Deep Red's reply); the game will not be learned.
     pub fn takeback(&self, id: u64) -> Result<GameView, Error> {
         let game = self.get(id)?;
-        game.shared.stop.store(true, Ordering::SeqCst);
         {
-            let mut st = lock(&game.state);
-            if st.ending.is_some() {
-                return Err(Error::BadRequest("the game is over".into()));
-            }
+            let mut st = open_state(&game)?;
             // The last move a human made, and every move after it (Deep Red's reply): the
             // human is to move again. A game whose moves are all Deep Red's has none.
             let first = st.start.turn();
@@ -450,6 +479,9 @@ impl Games {
             let Some(last) = (0..st.moves.len()).rev().find(|&i| human_made(i)) else {
                 return Err(Error::BadRequest("no move of yours to take back".into()));
             };
+            // Deep Red's search (if it is searching its reply) stops only now: a refused
+            // take-back leaves it its time.
+            game.shared.stop.store(true, Ordering::SeqCst);
             st.moves.truncate(last);
             st.takebacks += 1;
             st.message = Some("A game with a take-back is not learned.".into());
@@ -465,10 +497,7 @@ impl Games {
     pub fn resign(&self, id: u64, color: Option<&str>) -> Result<GameView, Error> {
         let game = self.get(id)?;
         {
-            let mut st = lock(&game.state);
-            if st.ending.is_some() {
-                return Err(Error::BadRequest("the game is over".into()));
-            }
+            let mut st = open_state(&game)?;
             let turn = st.position().turn();
             let who = match color {
                 Some("white") => Color::White,
@@ -499,9 +528,9 @@ impl Games {
     pub fn draw(&self, id: u64) -> Result<GameView, Error> {
         let game = self.get(id)?;
         let accepted = {
-            let mut st = lock(&game.state);
-            if st.ending.is_some() {
-                return Err(Error::BadRequest("the game is over".into()));
+            let mut st = open_state(&game)?;
+            if !st.sides.contains(&Side::Human) {
+                return Err(Error::BadRequest("only a human offers a draw".into()));
             }
             let engine = st.sides.contains(&Side::Deepred);
             let pos = st.position();
@@ -565,7 +594,7 @@ fn after_move(game: &Arc<Game>) {
 fn start_engine(game: &Arc<Game>) {
     let (root, history, limits, epoch) = {
         let mut st = lock(&game.state);
-        if !st.engine_to_move() || st.searching {
+        if st.closed || !st.engine_to_move() || st.searching {
             return;
         }
         st.searching = true;
@@ -600,11 +629,19 @@ fn start_engine(game: &Arc<Game>) {
     *lock(&game.thinking) = None;
     let game = game.clone();
     std::thread::spawn(move || {
-        let best = think(&game, root.clone(), history, limits);
+        // A search that panics (a position the engine cannot search) leaves the game
+        // usable: not searching for ever, the human told, who may resign or offer a draw.
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            think(&game, root.clone(), history, limits)
+        }));
         let over = {
             let mut st = lock(&game.state);
             st.searching = false;
-            if st.ending.is_some() {
+            let Ok(best) = found else {
+                st.message = Some("Deep Red's search failed in this position.".into());
+                return;
+            };
+            if st.ending.is_some() || st.closed {
                 return;
             }
             // Its position is the game's still, or the move is not played (a take-back came,
@@ -691,50 +728,6 @@ fn thinking_of(root: &Chess, depth: u32, score: i32, nodes: u64, pv: &[Move]) ->
     }
 }
 
-/// The game ended: learned into the store unless a move was taken back.
-fn finish(game: &Game) {
-    let (record, takebacks) = {
-        let mut st = lock(&game.state);
-        let Some(result) = st.ending.as_ref().map(|e| e.0) else {
-            return;
-        };
-        if st.learned.is_some() {
-            return;
-        }
-        // Claimed here, under the lock: one request learns the game.
-        st.learned = Some("being learned".into());
-        let [white, black] = st.names();
-        let record = GameRecord {
-            source: crate::experience::source::WEB.to_string(),
-            white,
-            black,
-            date: pgn_date(),
-            result,
-            start: st.start.clone(),
-            moves: st.moves.clone(),
-            evals: Vec::new(),
-        };
-        (record, st.takebacks)
-    };
-    let note = if takebacks > 0 {
-        "not learned: a move was taken back".to_string()
-    } else if record.moves.is_empty() {
-        "not learned: no move was played".to_string()
-    } else {
-        let mut record = record;
-        let mut player = lock(&game.player);
-        match player.learn_game(&game.settings, &mut record, None) {
-            Ok(Learned::New { .. }) => format!(
-                "learned into {}",
-                crate::experience::store::shown(&game.settings.store)
-            ),
-            Ok(Learned::AlreadyKnown) => "already in the store: nothing new to learn".into(),
-            Err(e) => format!("not learned: {e}"),
-        }
-    };
-    lock(&game.state).learned = Some(note);
-}
-
 fn view(id: u64, game: &Game) -> GameView {
     let st = lock(&game.state);
     let pos = st.position();
@@ -782,5 +775,6 @@ fn view(id: u64, game: &Game) -> GameView {
     }
 }
 
+mod learning;
 #[cfg(test)]
 mod tests;

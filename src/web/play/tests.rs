@@ -58,3 +58,108 @@ fn games_get_the_servers_hash_and_net() {
         .id;
     assert_eq!(lock(&lock(&games.map)[&id].player).tt().mb(), 1);
 }
+
+fn new_game(v: serde_json::Value) -> NewGame {
+    serde_json::from_value(v).unwrap()
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("deepred-web-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SLEEP: fn(u64) = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+
+/// A game dropped to make room plays no more: Deep Red against itself went on unseen, a
+/// search after each move, holding its hash table.
+#[test]
+fn a_game_dropped_for_room_plays_no_more() {
+    let mut games = Games::new(temp("evict").join("store.sqlite"), GameSetup::default());
+    games.max_games = 1;
+    games.idle_evict = std::time::Duration::ZERO;
+    let both = serde_json::json!({"white": "deepred", "black": "deepred", "movetime_ms": 10});
+    let first = games.create(new_game(both)).unwrap().id;
+    let dropped = lock(&games.map)[&first].clone();
+    SLEEP(100);
+    games.create(human_game()).unwrap();
+    assert!(matches!(games.view(first), Err(Error::NotFound(_))));
+    SLEEP(200);
+    let moves = lock(&dropped.state).moves.len();
+    SLEEP(300);
+    let st = lock(&dropped.state);
+    assert_eq!(st.moves.len(), moves, "the dropped game played on");
+    assert!(!st.searching);
+}
+
+/// A flag that fell since the last request ends the game for a take-back, a resignation and a
+/// draw offer too: they were granted, and the game learned with their result.
+#[test]
+fn a_fallen_flag_ends_the_game_for_every_request() {
+    let games = Games::new(temp("flag").join("store.sqlite"), GameSetup::default());
+    let clocked = serde_json::json!({"white": "human", "black": "human", "minutes": 0.005});
+    for request in ["takeback", "resign", "draw"] {
+        let id = games.create(new_game(clocked.clone())).unwrap().id;
+        games.play(id, "e4").unwrap();
+        SLEEP(500);
+        let refused = match request {
+            "takeback" => games.takeback(id),
+            "resign" => games.resign(id, Some("white")),
+            _ => games.draw(id),
+        };
+        let e = refused.unwrap_err().to_string();
+        assert_eq!(e, "the game is over (1-0, Black lost on time)", "{request}");
+        let v = games.view(id).unwrap();
+        assert_eq!((v.result, v.moves.len()), (Some("1-0"), 1), "{request}");
+        assert!(v.learned.is_some(), "{request}");
+    }
+}
+
+/// Only a human offers a draw (Deep Red against itself was drawn by any request, and learned
+/// as a draw); a refused take-back leaves Deep Red's search its time.
+#[test]
+fn draws_and_take_backs_are_the_humans() {
+    let games = Games::new(temp("draw").join("store.sqlite"), GameSetup::default());
+    let both = serde_json::json!({"white": "deepred", "black": "deepred", "movetime_ms": 60000});
+    let id = games.create(new_game(both)).unwrap().id;
+    let e = games.draw(id).unwrap_err().to_string();
+    assert_eq!(e, "only a human offers a draw");
+    let thinking = serde_json::json!({"white": "deepred", "black": "human", "movetime_ms": 60000});
+    let id = games.create(new_game(thinking)).unwrap().id;
+    let e = games.takeback(id).unwrap_err().to_string();
+    assert_eq!(e, "no move of yours to take back");
+    let game = lock(&games.map)[&id].clone();
+    assert!(
+        !game.shared.stop.load(Ordering::SeqCst),
+        "the search was stopped"
+    );
+    assert!(lock(&game.state).searching);
+    for g in lock(&games.map).values() {
+        g.shared.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A finished game the store refused is kept and learned when the store takes it (it was
+/// lost: "not learned", and no way to try again).
+#[test]
+fn a_game_the_store_refused_is_learned_later() {
+    let folder = temp("retry").join("store");
+    std::fs::write(&folder, "a file where the store's folder goes").unwrap();
+    let mut games = Games::new(folder.join("store.sqlite"), GameSetup::default());
+    games.learn_retry = std::time::Duration::from_millis(100);
+    let id = games.create(human_game()).unwrap().id;
+    for m in ["f3", "e5", "g4", "Qh4#"] {
+        games.play(id, m).unwrap();
+    }
+    let note = games.view(id).unwrap().learned.unwrap();
+    assert!(note.starts_with("not learned yet"), "{note}");
+    std::fs::remove_file(&folder).unwrap();
+    std::fs::create_dir(&folder).unwrap();
+    let learned = (0..100).find_map(|_| {
+        SLEEP(100);
+        let note = games.view(id).unwrap().learned.unwrap();
+        note.starts_with("learned into").then_some(note)
+    });
+    assert!(learned.is_some(), "{:?}", games.view(id).unwrap().learned);
+}
