@@ -612,6 +612,31 @@ fn deepchess_search_reductions_search_fewer_nodes() {
     );
 }
 
+/// Every tunable at its least and its greatest value, one at a time, searches and plays a legal
+/// move, with the default evaluator and with the comparator (`LmrMinDepth 1` made both panic:
+/// a reduction clamped to a negative bound at depth 1).
+#[test]
+fn every_tunable_at_its_bounds_searches() {
+    let net = DeepChess::load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("nets/deepchess.safetensors"),
+    )
+    .unwrap();
+    let comparator =
+        Evaluator::Comparator(Arc::new(deepred::eval::deepchess::DeepChessEval::new(net)));
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let pos = parse_fen(fen, false).unwrap();
+    let default = SearchParams::new(pos.clone(), Limits::depth(1)).evaluator;
+    for spec in deepred::search::params::SPECS {
+        for value in [spec.min, spec.max] {
+            for (e, depth) in [(&default, 6), (&comparator, 4)] {
+                let r = run_tuned(e, fen, Limits::depth(depth), &[(spec.name, value)]);
+                let best = r.best.unwrap();
+                assert!(pos.is_legal(best), "{} {value}", spec.name);
+            }
+        }
+    }
+}
+
 #[test]
 fn neural_searches_play_legal_moves_under_every_limit() {
     let evaluators = [deepchess_eval(51), deeppink_eval(52)];

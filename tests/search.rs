@@ -27,6 +27,16 @@ fn wins_material_with_a_fork() {
 }
 
 #[test]
+fn searches_a_position_with_more_moves_than_any_game_reaches() {
+    // 270 legal moves (shakmaty's move list holds that many; a reachable position has at most
+    // 218): the move ordering had room for 256, and the search panicked.
+    let fen = "kBQQQQQQ/BR5Q/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1";
+    assert_eq!(parse_fen(fen, false).unwrap().legal_moves().len(), 270);
+    let (m, score) = best(fen, 3);
+    assert!(score >= MATE - 3, "{m} {score}");
+}
+
+#[test]
 fn finds_mate_in_three_with_exact_distance() {
     // Two rooks ladder: mate in 3 at most from here; the score says so exactly.
     let (_, score) = best("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 8);

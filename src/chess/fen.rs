@@ -13,6 +13,15 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
         fen: text.to_string(),
         reason: format!("{e}"),
     })?;
+    // Too much material is accepted below, but not more pieces than a game can have: the
+    // evaluators' feature lists and the training formats hold 32.
+    let pieces = parsed.as_setup().board.occupied().count();
+    if pieces > 32 {
+        return Err(Error::IllegalPosition {
+            fen: text.to_string(),
+            reason: format!("{pieces} pieces on the board; a game has at most 32"),
+        });
+    }
     let mode = if chess960 {
         CastlingMode::Chess960
     } else {
@@ -111,6 +120,21 @@ mod tests {
         assert!(
             e.starts_with("illegal position '8/8/8/8/8/8/8/8 w - - 0 1'"),
             "{e}"
+        );
+        // Too much material is read (perft suites have it), more than 32 pieces is not: the
+        // evaluators' feature lists hold 32 (the web app's explorer answered 500).
+        let crowded = "4k3/pppppppp/pppppppp/pppppppp/PPPPPPPP/PPPPPPPP/PPPPPPPP/4K3 w - - 0 1";
+        let e = parse_fen(crowded, false).unwrap_err().to_string();
+        assert!(
+            e.contains("50 pieces on the board; a game has at most 32"),
+            "{e}"
+        );
+        assert!(
+            parse_fen(
+                "kBQQQQQQ/BR5Q/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1",
+                false
+            )
+            .is_ok()
         );
     }
 }

@@ -314,11 +314,14 @@ impl<'a> Searcher<'a> {
                 && !in_check;
             // Late move reduction: a quiet move late in the order is searched shallower first,
             // and again at full depth only if it moves the bound.
-            let r = if lmr_moves > 0 && i >= lmr_moves && quiet && depth >= self.t.lmr_min_depth {
-                self.t.lmr(depth, i).clamp(1, depth - 1)
-            } else {
-                0
-            };
+            // At depth 1 (LmrMinDepth 1) nothing is left to reduce.
+            let r =
+                if lmr_moves > 0 && i >= lmr_moves && quiet && depth >= self.t.lmr_min_depth.max(2)
+                {
+                    self.t.lmr(depth, i).clamp(1, depth - 1)
+                } else {
+                    0
+                };
             self.keys.push(child_hash);
             let mut v = self.alphabeta(
                 &child,

@@ -10,8 +10,13 @@ use crate::chess::notation::encode_move;
 use crate::chess::score::value;
 use crate::chess::see;
 
-/// Ordering keys of one node: `(score << 8) | index in the move list`.
-pub(super) type OrderKeys = [i64; 256];
+/// Ordering keys of one node: `(score << INDEX_BITS) | index in the move list`, as many as a
+/// move list holds (shakmaty's `MoveList`: 270, more than the 218 of any reachable position,
+/// for positions set up with too much material).
+pub(super) type OrderKeys = [i64; MAX_MOVES];
+pub(super) const MAX_MOVES: usize = 270;
+const INDEX_BITS: u32 = 9;
+const _: () = assert!(MAX_MOVES <= 1 << INDEX_BITS);
 
 /// History tables are indexed by piece (0..6 White pawn..king, 6..12 Black).
 #[inline]
@@ -47,7 +52,10 @@ pub(super) fn pick(keys: &mut OrderKeys, i: usize, n: usize) -> Option<(usize, i
         keys[3..n].sort_unstable_by(|a, b| b.cmp(a));
     }
     let k = keys[i];
-    Some(((k & 0xff) as usize, (k >> 8) as i32))
+    Some((
+        (k & ((1 << INDEX_BITS) - 1)) as usize,
+        (k >> INDEX_BITS) as i32,
+    ))
 }
 
 /// Moves the largest of `keys[..n]` to the front.
@@ -217,7 +225,7 @@ impl History {
             } else {
                 self.quiet_score(quiet_code(turn, m), conts)
             };
-            keys[i] = (i64::from(score) << 8) | i as i64;
+            keys[i] = (i64::from(score) << INDEX_BITS) | i as i64;
         }
         best_first(keys, moves.len());
         moves.len()
@@ -312,7 +320,7 @@ pub(super) fn score_captures(t: &Tunables, moves: &Captures, keys: &mut OrderKey
         let victim = m.capture().map_or(0, value);
         let promo = m.promotion().map_or(0, value);
         let score = victim * t.mvv_victim_mul + promo - value(m.role()) / t.mvv_attacker_div;
-        keys[i] = (i64::from(score) << 8) | i as i64;
+        keys[i] = (i64::from(score) << INDEX_BITS) | i as i64;
     }
     best_first(keys, moves.len());
 }

@@ -23,15 +23,27 @@ pub struct TimeBudget {
 /// `overhead` is the `Move Overhead` option: time lost between the GUI's clock and ours.
 /// The hard limit never exceeds what is left on the clock minus the overhead, so a search that
 /// obeys it never loses on time.
+/// A move time with a clock beside it (`go wtime 100 movetime 1000`, as python-chess sends a
+/// time limit with the clocks) takes no more than the clock's hard limit.
 pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> {
-    if let Some(mt) = clock.movetime {
-        let t = mt.saturating_sub(overhead).max(1);
-        return Some(TimeBudget {
-            soft_ms: t,
-            hard_ms: t,
-        });
-    }
-    let time = clock.time?;
+    let by_clock = clock
+        .time
+        .map(|time| clock_budget(clock, time, overhead, t));
+    let Some(mt) = clock.movetime else {
+        return by_clock;
+    };
+    let ms = mt
+        .saturating_sub(overhead)
+        .max(1)
+        .min(by_clock.map_or(u64::MAX, |b| b.hard_ms));
+    Some(TimeBudget {
+        soft_ms: ms,
+        hard_ms: ms,
+    })
+}
+
+/// The budget of `time` left on the clock (see [`budget`]).
+fn clock_budget(clock: &Clock, time: u64, overhead: u64, t: &Tunables) -> TimeBudget {
     let avail = time.saturating_sub(overhead).max(1);
     let mtg = u64::from(
         clock
@@ -56,10 +68,10 @@ pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> 
         .min(cap)
         .max(1);
     let soft = share(target, t.time_soft_percent).clamp(1, hard);
-    Some(TimeBudget {
+    TimeBudget {
         soft_ms: soft,
         hard_ms: hard,
-    })
+    }
 }
 
 /// How settled the iterative deepening is, iteration after iteration, and what share of the
@@ -133,20 +145,28 @@ mod tests {
         // budget of a few milliseconds.)
         for time in [1u64, 5, 20, 100, 1000, 60_000, i64::MAX as u64, u64::MAX] {
             for inc in [0u64, 100, 1000, 5000, u64::MAX] {
-                for mtg in [None, Some(1), Some(2), Some(40)] {
+                for (mtg, movetime) in [
+                    (None, None),
+                    (Some(1), None),
+                    (Some(2), None),
+                    (Some(40), None),
+                    // A move time beside the clock: the clock still bounds it (it did not).
+                    (None, Some(1000)),
+                    (None, Some(u64::MAX)),
+                ] {
                     let c = Clock {
                         time: Some(time),
                         inc,
                         movestogo: mtg,
-                        movetime: None,
+                        movetime,
                     };
                     let b = budget(&c, 10, &Tunables::default()).unwrap();
                     assert!(b.soft_ms <= b.hard_ms);
                     assert!(
                         b.hard_ms <= time.saturating_sub(10).max(1),
-                        "{time} {inc} {mtg:?} {b:?}"
+                        "{time} {inc} {mtg:?} {movetime:?} {b:?}"
                     );
-                    if time > 1 << 60 {
+                    if time > 1 << 60 && movetime != Some(1000) {
                         assert!(b.soft_ms > 1 << 50, "{time} {inc} {mtg:?} {b:?}");
                     }
                 }

@@ -14,7 +14,7 @@ use shakmaty::{Chess, Move, Position};
 use super::control::Control;
 use super::correction::{Correction, Keys};
 use super::endgame::mop_up;
-use super::ordering::{History, OrderKeys};
+use super::ordering::{History, MAX_MOVES, OrderKeys};
 use super::params::Tunables;
 use super::pv::PvTable;
 use super::time::{TimeBudget, TimeManager};
@@ -118,7 +118,7 @@ impl<'a> Worker<'a> {
             history: History::new(),
             corr: Correction::new(),
             pv: PvTable::new(),
-            order: vec![[0; 256]; MAX_PLY + 4],
+            order: vec![[0; MAX_MOVES]; MAX_PLY + 4],
             keys: params.history.clone(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),

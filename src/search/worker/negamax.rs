@@ -525,7 +525,8 @@ impl Worker<'_> {
         if c.order < self.t.order_counter {
             r -= c.order / self.t.lmr_history_div;
         }
-        r.clamp(0, n.depth - 1 - 1)
+        // Never below depth 1 (LmrMinDepth 1 lets a depth-1 node reduce: nothing to take).
+        r.clamp(0, (n.depth - 2).max(0))
     }
 
     /// Step 8c. A move's score: the best so far, the principal variation, and at a beta
