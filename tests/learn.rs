@@ -467,6 +467,11 @@ fn bad_input_is_a_clear_error() {
             "leaves out the loop's own games",
         ),
         (vec!["--source-weight", "learn"], "--source-weight: option"),
+        // A copy of the positions per unit of weight: 1e300 aborted for want of memory.
+        (
+            vec!["--source-weight", "learn=1e300"],
+            "the weight must be a number from 0 to 100",
+        ),
     ] {
         let mut c = common::command();
         c.env("DEEPRED_HOME", &home).args([
@@ -647,5 +652,12 @@ fn a_candidate_of_other_settings_is_trained_again() {
     );
     forget_gate();
     let log = run(&["--lr", "0.001"]);
+    assert!(log.contains(trained), "{log}");
+    // The same settings and work folder on another store: its candidate was trained on the
+    // other store's games (and its gate, when kept, promoted it into this store).
+    forget_gate();
+    let other = dir.join("other.sqlite");
+    let all: Vec<&str> = args.iter().chain(&["--lr", "0.001"]).copied().collect();
+    let log = run_ok(learn(&home, other.to_str().unwrap(), &work, &from, &all));
     assert!(log.contains(trained), "{log}");
 }

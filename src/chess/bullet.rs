@@ -92,12 +92,30 @@ pub fn read_file(path: &Path) -> Result<Vec<ChessBoard>, Error> {
         let mut r = [0u8; RECORD];
         r.copy_from_slice(raw);
         let b = from_bytes(&r);
-        if b.occ.count_ones() > 32 || b.result > 2 {
+        if !is_position(&b) {
             return Err(bad(format!("record {i} is not a chess position")));
         }
         out.push(b);
     }
     Ok(out)
+}
+
+/// Whether a record can be a chess position: at most 32 pieces, each a pawn to a king, one king
+/// a side, a result of 0, 1 or 2 (a file of zeros, or of another format, is not).
+fn is_position(b: &ChessBoard) -> bool {
+    // The count first: the pieces of more than 32 squares are not in the record.
+    if b.occ.count_ones() > 32 || b.result > 2 {
+        return false;
+    }
+    let mut kings = [0; 2];
+    for (piece, _) in *b {
+        match piece & 7 {
+            5 => kings[usize::from(piece >> 3)] += 1,
+            0..=4 => {}
+            _ => return false,
+        }
+    }
+    kings == [1, 1]
 }
 
 /// The deeppink768 features of a record (`nn::features`): the side to move's view and the
@@ -175,4 +193,47 @@ pub fn position(b: &ChessBoard) -> Option<(Chess, Move)> {
 /// The record's best move code (0: none).
 pub fn best_move(b: &ChessBoard) -> u16 {
     u16::from_le_bytes([b.extra[0], b.extra[1]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records that are no chess position are refused (a file of zeros trained a net to a loss
+    /// of 0, and a piece code past the king was read as a king).
+    #[test]
+    fn a_file_of_records_that_are_no_positions_is_refused() {
+        let dir = std::env::temp_dir().join(format!("deepred-bullet-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let start = to_bytes(&board_of(&Chess::default(), 20, 0.5, 0));
+        let good = dir.join("good.bin");
+        std::fs::write(&good, start).unwrap();
+        assert_eq!(read_file(&good).unwrap().len(), 1);
+        // The nibble of the `i`th piece set to `code`.
+        let with = |i: usize, code: u8| {
+            let mut r = start;
+            let byte = &mut r[8 + i / 2];
+            let shift = 4 * (i & 1);
+            *byte = (*byte & !(0xf << shift)) | (code << shift);
+            r
+        };
+        let king = from_bytes(&start)
+            .into_iter()
+            .position(|(p, _)| p == 5)
+            .unwrap();
+        for (what, record) in [
+            ("zeros", [0u8; RECORD]),
+            ("a piece code past the king", with(0, 6)),
+            ("a king made a queen", with(king, 4)),
+            ("a pawn made a second king", with(0, 5)),
+        ] {
+            let path = dir.join("bad.bin");
+            std::fs::write(&path, [start, record].concat()).unwrap();
+            let e = read_file(&path).unwrap_err().to_string();
+            assert!(
+                e.contains("record 1 is not a chess position"),
+                "{what}: {e}"
+            );
+        }
+    }
 }

@@ -359,6 +359,9 @@ fn export(a: ExportArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The greatest `--source-weight`: a game taken this many times.
+const MAX_SOURCE_WEIGHT: f64 = 100.0;
+
 /// The position filter of `--window`, `--source-weight`, ... .
 pub fn position_filter(
     a: &PositionArgs,
@@ -367,9 +370,11 @@ pub fn position_filter(
         .map_err(|e| format!("--source-weight: {e}"))?
         .into_iter()
         .map(|(k, v)| match v.parse::<f64>() {
-            Ok(w) if w.is_finite() && w >= 0.0 => Ok((k, w)),
+            // Each weighted copy of a game is a copy of its positions in memory: a weight of
+            // 1e300 aborted the program for want of memory.
+            Ok(w) if (0.0..=MAX_SOURCE_WEIGHT).contains(&w) => Ok((k, w)),
             _ => Err(format!(
-                "--source-weight {k}={v}: the weight must be a number >= 0"
+                "--source-weight {k}={v}: the weight must be a number from 0 to {MAX_SOURCE_WEIGHT}"
             )),
         })
         .collect::<Result<_, _>>()?;

@@ -180,10 +180,14 @@ pub fn train(
     let (path, gate_pgn, gate_result) = files(&opts.dir, parent.generation, attempt);
     let generation = parent.generation + 1;
     let t = &opts.train;
-    // A candidate file is this candidate only if it was trained with these settings (a run
-    // resumed with another --hidden, --lr, --window or position filter trains again).
+    // A candidate file is this candidate only if it was trained with these settings and on
+    // this store (a run resumed with another --hidden, --lr, --window or position filter trains
+    // again; so does a run on another store with the same work folder, which promoted a net
+    // trained and gated on the other store's games).
+    let store_at = std::fs::canonicalize(&opts.store).unwrap_or_else(|_| opts.store.clone());
     let settings = format!(
-        "hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
+        "store {} hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
+        crate::experience::store::shown(&store_at),
         t.hidden,
         t.epochs,
         t.batch,
