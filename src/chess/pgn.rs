@@ -304,12 +304,15 @@ impl Visitor for GameVisitor {
 /// `-(MATE - 2n)`.
 pub fn comment_eval(text: &str, mover: Color) -> Option<(i32, u8)> {
     use super::score::MATE;
-    // A score: pawns ("0.35", "-1.2") or moves to mate ("#3", "M5", "-M2"), from one side.
-    fn score(s: &str) -> Option<i32> {
+    // A score: pawns ("0.35", "-1.2") or moves to mate ("#3", "M5", "-M2"), from one side,
+    // turned to the other's when `flip` (before the mate distance is counted: a mate for
+    // White is a mate for Black's opponent, not a negated score one ply off).
+    fn score(s: &str, flip: bool) -> Option<i32> {
         let (sign, body) = match s.strip_prefix('-') {
             Some(b) => (-1, b),
             None => (1, s.strip_prefix('+').unwrap_or(s)),
         };
+        let sign = if flip { -sign } else { sign };
         if let Some(m) = body.strip_prefix('#').or_else(|| body.strip_prefix('M')) {
             let (sign, m) = match m.strip_prefix('-') {
                 Some(m) => (-sign, m),
@@ -333,13 +336,12 @@ pub fn comment_eval(text: &str, mover: Color) -> Option<(i32, u8)> {
             Some((v, d)) => (v.trim(), d.trim().parse::<u8>().unwrap_or(0)),
             None => (body, 0),
         };
-        let white = score(value)?;
-        return Some((if mover == Color::White { white } else { -white }, depth));
+        return Some((score(value, mover == Color::Black)?, depth));
     }
     let first = text.split_whitespace().next()?;
     let (value, depth) = first.split_once('/')?;
     let depth: u8 = depth.parse().ok()?;
-    Some((score(value)?, depth))
+    Some((score(value, false)?, depth))
 }
 
 /// A reader that remembers the last byte it gave.
@@ -641,7 +643,10 @@ mod tests {
         );
         assert_eq!(comment_eval("[%eval #3]", w), Some((MATE - 5, 0)));
         assert_eq!(comment_eval("[%eval #-2]", w), Some((-(MATE - 4), 0)));
-        assert_eq!(comment_eval("[%eval #-2]", b), Some((MATE - 4, 0)));
+        // Black mates in 2: the mover's mate in 2, as White's #2 is White's (it was one ply
+        // off: the negation of White's "mated in 2").
+        assert_eq!(comment_eval("[%eval #-2]", b), Some((MATE - 3, 0)));
+        assert_eq!(comment_eval("[%eval #2]", b), Some((-(MATE - 4), 0)));
         assert_eq!(comment_eval("+0.35/12 0.512s", b), Some((35, 12)));
         assert_eq!(comment_eval("-1.20/18", w), Some((-120, 18)));
         assert_eq!(comment_eval("+M5/20 0.1s", w), Some((MATE - 9, 20)));
