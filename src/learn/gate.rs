@@ -208,7 +208,10 @@ pub fn train(
         && f.meta.get("epochs") == Some(&t.epochs.to_string())
         // A candidate of a Deep Red before 2026-11-27 has no settings: kept, as it was then
         // (its gate may be hours of games).
-        && f.meta.get("loop_settings").is_none_or(|s| *s == settings)
+        && f.meta.get("loop_settings").is_none_or(|s| {
+            // Of a Deep Red before 2026-11-28, without the store: kept too.
+            *s == settings || settings.split_once(" hidden ").is_some_and(|(_, rest)| *s == format!("hidden {rest}"))
+        })
     {
         status(&format!("train: candidate {} is trained", path.display()));
         return Ok(Candidate {

@@ -197,14 +197,25 @@ impl Learner {
         result: Option<GameResult>,
     ) -> Result<Option<Learned>, crate::experience::Error> {
         let found = std::mem::take(&mut self.found);
-        let (learned, rows) = Store::open(&settings.store)?.learn_searches(&GameSearches {
-            record,
-            found: &found,
-            path,
-            result,
-            q: settings.q,
-            tree_plies,
-        })?;
+        let written = Store::open(&settings.store).and_then(|mut s| {
+            s.learn_searches(&GameSearches {
+                record,
+                found: &found,
+                path,
+                result,
+                q: settings.q,
+                tree_plies,
+            })
+        });
+        // A store that refused them (busy, a full disk) gets them with the next write: the web
+        // app tries a refused game again.
+        let (learned, rows) = match written {
+            Ok(w) => w,
+            Err(e) => {
+                self.found = found;
+                return Err(e);
+            }
+        };
         if let Some((p, m)) = self.memory.as_ref()
             && *p == settings.store
         {

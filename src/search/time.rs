@@ -32,13 +32,16 @@ pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> 
     let Some(mt) = clock.movetime else {
         return by_clock;
     };
-    let ms = mt
-        .saturating_sub(overhead)
-        .max(1)
-        .min(by_clock.map_or(u64::MAX, |b| b.hard_ms));
-    Some(TimeBudget {
-        soft_ms: ms,
-        hard_ms: ms,
+    let ms = mt.saturating_sub(overhead).max(1);
+    Some(match by_clock {
+        Some(b) => TimeBudget {
+            soft_ms: ms.min(b.soft_ms),
+            hard_ms: ms.min(b.hard_ms),
+        },
+        None => TimeBudget {
+            soft_ms: ms,
+            hard_ms: ms,
+        },
     })
 }
 

@@ -48,6 +48,16 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
     if moves.len() % 2 != 0 {
         return Err(corrupt(format!("{} bytes of move codes", moves.len())));
     }
+    // A start with more pieces than a game has (a web or terminal game set it up before such
+    // FENs were refused): no record, as for a game whose moves were not kept, rather than an
+    // error that stops every export, merge and training run on the store.
+    let pieces = |fen: &str| {
+        let board = fen.split(' ').next().unwrap_or("");
+        board.bytes().filter(u8::is_ascii_alphabetic).count()
+    };
+    if g.start.as_deref().is_some_and(|f| pieces(f) > 32) {
+        return Ok(None);
+    }
     // The start in standard castling notation, else as Chess960: the one whose replay has the
     // game's content hash.
     for chess960 in [false, true] {

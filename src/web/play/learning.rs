@@ -43,13 +43,17 @@ pub(super) fn finish(game: &Arc<Game>) {
             Ok(note) => note,
             Err(e) => {
                 // A store another writer holds for longer than its busy timeout, a full disk:
-                // the game is kept and tried again, not lost.
-                let g = game.clone();
-                std::thread::spawn(move || learn_later(&g, record));
-                format!(
+                // the game is kept and tried again, not lost. Its note first (a retry that
+                // succeeds at once has the last word), and the game's hash table given back
+                // (the game is over; its searches' findings are kept by the learner).
+                lock(&game.state).learned = Some(format!(
                     "not learned yet ({e}); tried again every {} s",
                     game.learn_retry.as_secs_f64()
-                )
+                ));
+                let _ = lock(&game.player).resize_hash(1);
+                let g = game.clone();
+                std::thread::spawn(move || learn_later(&g, record));
+                return;
             }
         }
     };

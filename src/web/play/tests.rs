@@ -136,6 +136,7 @@ fn draws_and_take_backs_are_the_humans() {
     );
     assert!(lock(&game.state).searching);
     for g in lock(&games.map).values() {
+        lock(&g.state).closed = true;
         g.shared.stop.store(true, Ordering::SeqCst);
     }
 }
@@ -146,12 +147,22 @@ fn draws_and_take_backs_are_the_humans() {
 fn a_game_the_store_refused_is_learned_later() {
     let folder = temp("retry").join("store");
     std::fs::write(&folder, "a file where the store's folder goes").unwrap();
-    let mut games = Games::new(folder.join("store.sqlite"), GameSetup::default());
+    let store = folder.join("store.sqlite");
+    let mut games = Games::new(store.clone(), GameSetup::default());
     games.learn_retry = std::time::Duration::from_millis(100);
-    let id = games.create(human_game()).unwrap().id;
-    for m in ["f3", "e5", "g4", "Qh4#"] {
-        games.play(id, m).unwrap();
+    // Against Deep Red: its search's findings are learned with the game (Black has only pawn
+    // moves; c8=Q mates).
+    let setup = serde_json::json!({"white": "human", "black": "deepred", "movetime_ms": 50,
+        "fen": "k7/7p/1KP5/8/8/8/8/8 w - - 0 1"});
+    let id = games.create(new_game(setup)).unwrap().id;
+    games.play(id, "c7").unwrap();
+    for _ in 0..100 {
+        if games.view(id).unwrap().moves.len() == 2 {
+            break;
+        }
+        SLEEP(50);
     }
+    games.play(id, "c8=Q").unwrap();
     let note = games.view(id).unwrap().learned.unwrap();
     assert!(note.starts_with("not learned yet"), "{note}");
     std::fs::remove_file(&folder).unwrap();
@@ -162,4 +173,9 @@ fn a_game_the_store_refused_is_learned_later() {
         note.starts_with("learned into").then_some(note)
     });
     assert!(learned.is_some(), "{:?}", games.view(id).unwrap().learned);
+    // The searches' findings too (they were dropped by the refused write).
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let count = |sql: &str| db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT count(*) FROM games"), 1);
+    assert!(count("SELECT count(*) FROM search_memory") > 0);
 }
