@@ -43,7 +43,8 @@ fn main() -> ExitCode {
 /// `deepred <subcommand> | head -1`: Rust ignores SIGPIPE, so a closed stdout makes the next
 /// `println!` panic with "failed printing to stdout: Broken pipe". Such a reader wants no more
 /// output: exit quietly instead. (SIGPIPE itself stays ignored: `match` writes to child engines,
-/// and one that dies must be a reported forfeit, not the death of the match.) Every other
+/// and one that dies must be a reported forfeit, not the death of the match.) Any other failure
+/// to write stdout (`> /dev/full`) is an error of one line and exit status 1; every other
 /// panic is reported as usual. UCI output never gets here: it ignores a closed stdout.
 fn quiet_on_closed_pipe() {
     let default = std::panic::take_hook();
@@ -54,8 +55,16 @@ fn quiet_on_closed_pipe() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(0);
+        if let Some(why) = message.strip_prefix("failed printing to stdout") {
+            if why.contains("Broken pipe") {
+                std::process::exit(0);
+            }
+            // A full disk, a closed file: an error, not a panic.
+            eprintln!(
+                "deepred: cannot write the output{}",
+                why.trim_start_matches(':').trim_end()
+            );
+            std::process::exit(1);
         }
         default(info);
     }));

@@ -338,6 +338,46 @@ fn every_subcommand_exits_quietly_on_a_closed_pipe() {
     }
 }
 
+/// `eval --db` names a store: one that is missing or is not a store is an error (the report said
+/// "unavailable" and the exit status was 0).
+#[test]
+fn eval_with_a_store_that_is_none_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("deepred-eval-db-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not a database").unwrap();
+    let missing = dir.join("typo.sqlite");
+    for db in [&missing, &text] {
+        let (ok, _, err) = deepred(&["eval", "--db", db.to_str().unwrap()]);
+        assert!(!ok, "{}: {err}", db.display());
+        assert!(
+            err.contains(db.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
+    }
+    assert!(!missing.exists(), "the missing store was made");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Output that cannot be written (a full disk) is an error of one line, not a panic.
+#[test]
+fn output_to_a_full_disk_is_an_error() {
+    for args in [vec!["spsa"], vec!["perft", "3"], vec!["eval"]] {
+        let out = common::command()
+            .args(&args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("deepred: cannot write the output"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 /// OpenBench's datagen protocol, read the way its client reads it (Client/genfens.py): the
 /// lines that start with `info string genfens `, the text after `genfens `, whose last two
 /// fields are the move counters it turns into EPD's `hmvc` and `fmvn`.

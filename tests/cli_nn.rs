@@ -535,3 +535,20 @@ fn nn_average_writes_the_weighted_mean_of_the_tensors() {
     let (ok, _, err) = deepred(&["nn", "average", &a, "--out", &refused]);
     assert!(!ok && !err.contains("panicked"), "{err}");
 }
+
+/// `nn kernel-bench` refuses a measurement time and layer sizes that cannot give a number (0
+/// and NaN printed 0 us a layer, infinity never ended, 65536 by 65536 asked for 16 GiB).
+#[test]
+fn kernel_bench_refuses_times_and_sizes_it_cannot_measure() {
+    for (args, want) in [
+        (["--seconds", "0"], "not a number of seconds"),
+        (["--seconds", "nan"], "not a number of seconds"),
+        (["--seconds", "inf"], "not a number of seconds"),
+        (["--inputs", "65536"], "65536 is not in 1..=8192"),
+    ] {
+        let mut all = vec!["nn", "kernel-bench"];
+        all.extend(args);
+        let (ok, _, err) = deepred(&all);
+        assert!(!ok && err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -317,14 +317,14 @@ pub struct RandomNetArgs {
 
 #[derive(clap::Args)]
 pub struct KernelBenchArgs {
-    /// Inputs of the layer.
-    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    /// Inputs of the layer (at most 8192: 65536 by 65536 weights asked for 16 GiB).
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=8192))]
     pub inputs: u64,
-    /// Outputs of the layer.
-    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    /// Outputs of the layer (at most 8192).
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=8192))]
     pub outputs: u64,
-    /// CPU seconds per measurement.
-    #[arg(long, default_value_t = 0.5)]
+    /// CPU seconds per measurement (above 0, at most 60).
+    #[arg(long, default_value_t = 0.5, value_parser = bench_seconds)]
     pub seconds: f64,
 }
 
@@ -371,6 +371,17 @@ fn fraction_parser(zero: bool) -> impl Fn(&str) -> Result<f32, String> + Clone {
                 if zero { "[" } else { "(" }
             ))
         }
+    }
+}
+
+/// A measurement's seconds: above 0 and at most 60 (0 and NaN printed 0 us a layer, infinity
+/// never ended).
+fn bench_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 60.0 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds above 0 and at most 60"
+        )),
     }
 }
 

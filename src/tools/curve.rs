@@ -16,6 +16,17 @@ pub struct EloPoint {
     pub err: f64,
 }
 
+impl EloPoint {
+    /// A point a chart can hold: finite, within a billion (an infinite or 1e308 value made the
+    /// axis ranges endless and the plot never finished), an error bar not negative.
+    fn plottable(&self) -> bool {
+        [self.x, self.elo, self.err]
+            .iter()
+            .all(|v| v.is_finite() && v.abs() <= 1e9)
+            && self.err >= 0.0
+    }
+}
+
 /// A named series of points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
@@ -51,7 +62,7 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
         let (Ok(x), Ok(elo), Ok(err)) = (f[1].parse(), f[4].parse(), f[5].parse::<f64>()) else {
             continue;
         };
-        if !err.is_finite() {
+        if !(EloPoint { x, elo, err }).plottable() {
             continue;
         }
         match f[2] {
@@ -88,7 +99,7 @@ pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
         else {
             continue;
         };
-        if !err.is_finite() || !elo.is_finite() {
+        if !(EloPoint { x, elo, err }).plottable() {
             continue;
         }
         let parent = f[0].parse::<i64>().map(|g| format!("generation {}", g - 1));
@@ -244,6 +255,18 @@ mod tests {
         assert!((score_of(0.0) - 0.5).abs() < 1e-12);
         assert!((score_of(-400.0) - 1.0 / 11.0).abs() < 1e-12);
         assert!(read_curve("header\n1,2,on\n").is_err());
+        // Values no axis can hold are left out, as an infinite Elo is (they made the plot
+        // loop for ever): an infinite or huge x, Elo or error bar, a NaN.
+        for bad in [
+            "inf,on,50,14,60",
+            "1,on,50,inf,60",
+            "1,on,50,1e308,1e308",
+            "1,on,50,nan,60",
+        ] {
+            let text = format!("block,games_learned,learning,score_pct,elo,elo_95\n0,{bad}\n");
+            assert!(read_curve(&text).is_err(), "{bad}");
+        }
+        assert!(read_generations("g,o,n,s,e,e95\ninf,pst,400,60,70,30\n").is_err());
         let g = read_generations(
             "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n3,generation 2,400,49,-6,28\n3,generation 1 (fixed),200,60,70,40\n",
         )

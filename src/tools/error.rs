@@ -12,6 +12,8 @@ pub enum Error {
     BadBestMove(String),
     #[error("illegal bm move '{0}'")]
     IllegalBestMove(String),
+    #[error("illegal c9 move '{0}' (c9 gives moves in UCI, or SAN)")]
+    IllegalPointsMove(String),
     #[error("c8 and c9 have different lengths")]
     PointsMismatch,
     #[error("no c8/c9 points and no bm move")]

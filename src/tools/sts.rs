@@ -78,7 +78,20 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, Error> {
                         .collect::<Result<_, _>>()?,
                 )
             }
-            "c9" => c9 = Some(operand.split_whitespace().map(str::to_string).collect()),
+            // Each move checked (an illegal or misspelt one counted towards the most points and
+            // never matched) and written in UCI, as the engine answers.
+            "c9" => {
+                c9 = Some(
+                    operand
+                        .split_whitespace()
+                        .map(|m| {
+                            crate::chess::notation::parse_move(&pos, m)
+                                .map(|mv| mv.to_uci(CastlingMode::Standard).to_string())
+                                .map_err(|_| Error::IllegalPointsMove(m.to_string()))
+                        })
+                        .collect::<Result<_, _>>()?,
+                )
+            }
             "bm" => {
                 for san in operand.split_whitespace() {
                     let m = san
@@ -309,10 +322,10 @@ pub fn run(positions: &[EpdPosition], opts: &StsOptions) -> Result<StsReport, Er
     let mut themes: Vec<ThemeScore> = Vec::new();
     for (p, pts) in positions.iter().zip(&got) {
         let max = p.moves.iter().map(|(_, v)| *v).max().unwrap_or(0);
-        // STS ids are "STS(vN.0) Theme.NNN": the version tag names the theme even where the
-        // text after it is spelled differently.
-        let key = |theme: &str| theme.split_whitespace().next().unwrap_or("").to_string();
-        let t = match themes.iter_mut().find(|t| key(&t.theme) == key(&p.theme)) {
+        let t = match themes
+            .iter_mut()
+            .find(|t| theme_key(&t.theme) == theme_key(&p.theme))
+        {
             Some(t) => t,
             None => {
                 themes.push(ThemeScore {
@@ -373,9 +386,41 @@ pub fn format_report(r: &StsReport, opts: &StsOptions) -> String {
     s
 }
 
+/// The row a theme counts in. STS ids are "STS(vN.0) Theme.NNN": the version tag names the
+/// theme even where the text after it is spelled differently. Other ids are themes as they are
+/// ("Mate in one" and "Mate blunder" were one row).
+fn theme_key(theme: &str) -> &str {
+    match theme.split_whitespace().next() {
+        Some(tag) if tag.starts_with("STS(") => tag,
+        _ => theme,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c9_moves_are_checked_and_themes_kept_apart() {
+        // SAN in c9 is read as its UCI move; an illegal one is refused (both were counted
+        // towards the most points and never matched).
+        let fen = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - -";
+        let p = parse_line(&format!(r#"{fen} c8 "10 5"; c9 "Rd8# d1d7";"#)).unwrap();
+        assert_eq!(
+            p.moves,
+            vec![("d1d8".to_string(), 10), ("d1d7".to_string(), 5)]
+        );
+        let e = parse_line(&format!(r#"{fen} c8 "10 5"; c9 "a1a8 d1d8";"#)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "illegal c9 move 'a1a8' (c9 gives moves in UCI, or SAN)"
+        );
+        assert_eq!(
+            theme_key("STS(v1.0) Undermine"),
+            theme_key("STS(v1.0) Undermining")
+        );
+        assert_ne!(theme_key("Mate in one"), theme_key("Mate blunder"));
+    }
 
     #[test]
     fn parses_sts_line() {
