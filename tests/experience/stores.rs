@@ -483,3 +483,34 @@ fn prune_reports_the_size_of_the_file() {
     );
     remove(&db);
 }
+
+/// A Chess960 game whose start reads as standard chess too (king on e1, rooks in the corners)
+/// and whose sides castle: merged again and again, it adds nothing (its castling rows, `e1h1`
+/// in the store, were taken off as `e1g1`, and counted once more each time).
+#[test]
+fn merging_a_chess960_game_again_adds_nothing() {
+    let dir = temp_db("c960").with_extension("pgn");
+    std::fs::write(
+        &dir,
+        r#"[Event "?"]
+[Result "1/2-1/2"]
+[FEN "rqnnkbbr/pppppppp/8/8/8/8/PPPPPPPP/RQNNKBBR w KQkq - 0 1"]
+[SetUp "1"]
+[Variant "Chess960"]
+
+1. e3 b5 2. g4 Nb6 3. e4 f5 4. d3 c6 5. f4 Bd5 6. c3 Rg8 7. g5 Qd6 8. d4 Qc5 9. Be2 a6
+10. Qd3 Qb4 11. h4 Qa5 12. Bh2 Be6 13. O-O d6 14. b3 Nb7 15. Qb1 O-O-O 16. h5 Kd7 1/2-1/2
+"#,
+    )
+    .unwrap();
+    let (src, dst) = (temp_db("c960-src"), temp_db("c960-dst"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    ok(&["import", "--db", &s(&src), &s(&dir)]);
+    let want = store_counts(&src);
+    assert!(want.keys().any(|(_, mv)| mv == "e1h1"), "{want:?}");
+    for _ in 0..3 {
+        ok(&["experience", "merge", &s(&src), "--into", &s(&dst)]);
+        assert_eq!(store_counts(&dst), want);
+    }
+    let _ = std::fs::remove_file(&dir);
+}

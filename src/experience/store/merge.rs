@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use rusqlite::params;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position};
 
 use super::tx::{CountRow, MemoryRow, StoredGame, merge_rows};
 use super::write::result_counts;
@@ -31,6 +31,39 @@ pub struct Merged {
     pub rows: u64,
     /// Search memory rows of the source.
     pub memory_rows: u64,
+}
+
+/// The rows of `record` as a store with the row keys `keys` wrote them. A stored game keeps its
+/// start as a FEN, which does not say whether the game was Chess960: a Chess960 start with its
+/// king on e1 and rooks in the corners reads as standard chess too, with the same replay, and
+/// its castling moves are then `e1g1` where the store wrote `e1h1` (a merge took the wrong
+/// rows off and counted the shared game's castling rows again). The other reading is taken
+/// when it matches the store and the first does not.
+fn rows_as_written(
+    record: &GameRecord,
+    keys: &std::collections::HashSet<(Color, &[u8], &str)>,
+) -> Vec<crate::experience::records::MoveRow> {
+    let rows = record.rows();
+    let known = |rows: &[crate::experience::records::MoveRow]| {
+        rows.iter()
+            .all(|r| keys.contains(&(r.mover, r.parent.as_slice(), r.mv.as_str())))
+    };
+    if known(&rows) {
+        return rows;
+    }
+    let other = match record.start.castles().mode() {
+        CastlingMode::Standard => CastlingMode::Chess960,
+        CastlingMode::Chess960 => CastlingMode::Standard,
+    };
+    let Ok(start) = Chess::from_setup(record.start.to_setup(EnPassantMode::Always), other) else {
+        return rows;
+    };
+    let again = GameRecord {
+        start,
+        ..record.clone()
+    }
+    .rows();
+    if known(&again) { again } else { rows }
 }
 
 /// The game a stored game row describes, if its moves were kept. A row whose start or moves
@@ -218,6 +251,12 @@ impl Store {
         let pruned = source.pruned_counts()?.map(|n| n as i64);
         let source_path = source.path().to_path_buf();
         let target_path = self.path.clone();
+        // The source's row keys: a shared game's castling rows are taken off as the source
+        // wrote them (see [`rows_as_written`]).
+        let keys: std::collections::HashSet<(Color, &[u8], &str)> = stored
+            .iter()
+            .map(|(mover, (parent, mv, ..))| (*mover, parent.as_slice(), mv.as_str()))
+            .collect();
         self.write(|tx| {
             let inserted = tx.insert_games(&games)?;
             // The rows of the games both stores know, to take off the source's counts.
@@ -251,7 +290,7 @@ impl Store {
                     });
                 };
                 let counts = result_counts(record.result);
-                for r in record.rows() {
+                for r in rows_as_written(&record, &keys) {
                     let c = shared.entry((r.mover, r.parent, r.mv)).or_default();
                     for (c, add) in c.iter_mut().zip(counts) {
                         *c += add;
