@@ -10,18 +10,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
-use self::learning::finish;
+use self::types::thinking_of;
+pub use self::types::{GameView, NewGame, Side, Thinking};
 use super::Error;
 use super::explore::{MoveName, Walk, dests};
 use crate::chess::notation::{san_of, uci_move};
 use crate::chess::pgn::{pgn_date, write_pgn};
 use crate::chess::rules::{GameResult, game_end};
-use crate::chess::score::{MATE, MATE_BOUND};
 use crate::chess::zobrist::hash_of;
 use crate::eval::EvalKind;
+use crate::experience::records::GameRecord;
+use crate::experience::store::Learned;
 use crate::player::evaluator::{EvalChoice, StoreOf};
 use crate::player::{DRAW_ACCEPT_CP, ENGINE_NAME, LearnSettings, Player, dead_draw, hand_over};
 use crate::search::skill::{self, Calibration, Skill};
@@ -39,47 +40,6 @@ const LEARN_RETRIES: u32 = 180;
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking request never leaves a game unusable: its state is whole between statements.
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Who plays a colour.
-#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Human,
-    Deepred,
-}
-
-/// A new game, as the setup form asks for it.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct NewGame {
-    pub white: Side,
-    pub black: Side,
-    /// The start position (default: the standard one).
-    pub fen: Option<String>,
-    /// Minutes on each clock (none: no clock; Deep Red then thinks `movetime_ms` a move).
-    pub minutes: Option<f64>,
-    /// Seconds added after each move.
-    #[serde(default)]
-    pub increment: f64,
-    /// Deep Red's time a move without a clock (default 1000).
-    pub movetime_ms: Option<u64>,
-    /// Deep Red's strength on Stockfish 15.1's `UCI_Elo` scale (none: full strength).
-    pub elo: Option<i64>,
-    /// The evaluator Deep Red plays with (default: the learned net).
-    pub evaluator: Option<String>,
-}
-
-/// What Deep Red's search has found so far.
-#[derive(Serialize, Clone, Debug)]
-pub struct Thinking {
-    pub depth: u32,
-    /// Centipawns for the side to move (`None` for a mate score).
-    pub score: Option<i32>,
-    /// Moves to mate, negative when mated.
-    pub mate: Option<i32>,
-    pub nodes: u64,
-    pub pv: Vec<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -243,29 +203,6 @@ pub struct Games {
     idle_evict: std::time::Duration,
     /// [`LEARN_RETRY`] (shorter in the tests).
     learn_retry: std::time::Duration,
-}
-
-/// A game as the page shows it.
-#[derive(Serialize, Debug)]
-pub struct GameView {
-    pub id: u64,
-    pub fen: String,
-    pub start_fen: String,
-    pub moves: Vec<MoveName>,
-    pub turn: &'static str,
-    pub white: Side,
-    pub black: Side,
-    /// Legal moves by square while a human is to move.
-    pub dests: std::collections::BTreeMap<String, Vec<String>>,
-    /// Milliseconds left, White's and Black's (`None` without a clock).
-    pub clock: Option<[i64; 2]>,
-    pub result: Option<&'static str>,
-    pub termination: Option<String>,
-    pub searching: bool,
-    pub thinking: Option<Thinking>,
-    pub takebacks: u32,
-    pub learned: Option<String>,
-    pub message: Option<String>,
 }
 
 /// The game's state for a request that changes it, its flag checked first: a game that is
@@ -708,23 +645,86 @@ fn think(
     r.best.map(|m| (m, Some(r.score)))
 }
 
-fn thinking_of(root: &Chess, depth: u32, score: i32, nodes: u64, pv: &[Move]) -> Thinking {
-    let mate = (score.abs() >= MATE_BOUND).then(|| (MATE - score.abs() + 1) / 2 * score.signum());
-    let mut p = root.clone();
-    let mut line = Vec::new();
-    for &m in pv {
-        if !p.is_legal(m) {
-            break;
+/// The game ended: learned into the store unless a move was taken back.
+fn finish(game: &Arc<Game>) {
+    let (record, takebacks) = {
+        let mut st = lock(&game.state);
+        let Some(result) = st.ending.as_ref().map(|e| e.0) else {
+            return;
+        };
+        if st.learned.is_some() {
+            return;
         }
-        line.push(san_of(&p, m));
-        p.play_unchecked(m);
+        // Claimed here, under the lock: one request learns the game.
+        st.learned = Some("being learned".into());
+        let [white, black] = st.names();
+        let record = GameRecord {
+            source: crate::experience::source::WEB.to_string(),
+            white,
+            black,
+            date: pgn_date(),
+            result,
+            start: st.start.clone(),
+            moves: st.moves.clone(),
+            evals: Vec::new(),
+        };
+        (record, st.takebacks)
+    };
+    let note = if takebacks > 0 {
+        "not learned: a move was taken back".to_string()
+    } else if record.moves.is_empty() {
+        "not learned: no move was played".to_string()
+    } else {
+        let mut record = record;
+        match learn(game, &mut record) {
+            Ok(note) => note,
+            Err(e) => {
+                // A store another writer holds for longer than its busy timeout, a full disk:
+                // the game is kept and tried again, not lost. Its note first (a retry that
+                // succeeds at once has the last word), and the game's hash table given back
+                // (the game is over; its searches' findings are kept by the learner).
+                lock(&game.state).learned = Some(format!(
+                    "not learned yet ({e}); tried again every {} s",
+                    game.learn_retry.as_secs_f64()
+                ));
+                let _ = lock(&game.player).resize_hash(1);
+                let g = game.clone();
+                std::thread::spawn(move || learn_later(&g, record));
+                return;
+            }
+        }
+    };
+    lock(&game.state).learned = Some(note);
+}
+
+/// Tries to learn again after a failure: [`LEARN_RETRIES`] times, [`Game::learn_retry`] apart.
+fn learn_later(game: &Game, mut record: GameRecord) {
+    for attempt in 1..=LEARN_RETRIES {
+        std::thread::sleep(game.learn_retry);
+        match learn(game, &mut record) {
+            Ok(note) => {
+                lock(&game.state).learned = Some(note);
+                return;
+            }
+            Err(e) if attempt == LEARN_RETRIES => {
+                lock(&game.state).learned =
+                    Some(format!("not learned: {e} (tried {LEARN_RETRIES} times)"));
+            }
+            Err(_) => {}
+        }
     }
-    Thinking {
-        depth,
-        score: mate.is_none().then_some(score),
-        mate,
-        nodes,
-        pv: line,
+}
+
+/// The game into the store (one transaction): what became of it, or why it failed.
+fn learn(game: &Game, record: &mut GameRecord) -> Result<String, String> {
+    let mut player = lock(&game.player);
+    match player.learn_game(&game.settings, record, None) {
+        Ok(Learned::New { .. }) => Ok(format!(
+            "learned into {}",
+            crate::experience::store::shown(&game.settings.store)
+        )),
+        Ok(Learned::AlreadyKnown) => Ok("already in the store: nothing new to learn".into()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -775,6 +775,6 @@ fn view(id: u64, game: &Game) -> GameView {
     }
 }
 
-mod learning;
 #[cfg(test)]
 mod tests;
+mod types;
