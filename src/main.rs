@@ -61,8 +61,8 @@ fn quiet_on_closed_pipe() {
             }
             // A full disk, a closed file: an error, not a panic.
             eprintln!(
-                "deepred: cannot write the output{}",
-                why.trim_start_matches(':').trim_end()
+                "deepred: cannot write the output: {}",
+                why.trim_start_matches(':').trim()
             );
             std::process::exit(1);
         }

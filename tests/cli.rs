@@ -371,7 +371,7 @@ fn output_to_a_full_disk_is_an_error() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
         assert!(
-            err.starts_with("deepred: cannot write the output"),
+            err.starts_with("deepred: cannot write the output: No space left on device"),
             "{args:?}: {err}"
         );
         assert!(!err.contains("panicked"), "{args:?}: {err}");

@@ -17,7 +17,6 @@ pub use web::*;
 
 use clap::{Parser, Subcommand};
 use deepred::eval::EvalKind;
-use deepred::experience::location::default_store;
 use deepred::search::bench;
 
 #[derive(Parser)]
@@ -123,10 +122,10 @@ pub struct PerftArgs {
 pub struct EvalArgs {
     #[arg(long)]
     pub fen: Option<String>,
-    /// Experience store to consult.
-    /// (Default: experience.sqlite in Deep Red's data folder.)
-    #[arg(long, default_value_os_t = default_store())]
-    pub db: std::path::PathBuf,
+    /// Experience store to consult; one named must be a store.
+    /// (Default: experience.sqlite in Deep Red's data folder, if there is one.)
+    #[arg(long)]
+    pub db: Option<std::path::PathBuf>,
     /// A net file (learned, deepchess or deeppink) to show instead of the embedded one.
     #[arg(long)]
     pub eval_file: Option<std::path::PathBuf>,

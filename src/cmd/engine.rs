@@ -72,14 +72,16 @@ pub fn eval(a: EvalArgs) -> ExitCode {
     }
     // So must a store: one named that is missing, or any that is not a store (the report said
     // "unavailable" and the exit status was 0). The default store may not exist yet.
-    let named = a.db != deepred::experience::location::default_store();
-    if (named || a.db.exists())
-        && let Err(e) = deepred::experience::store::Store::open_read_only(&a.db)
+    let db =
+        a.db.clone()
+            .unwrap_or_else(deepred::experience::location::default_store);
+    if (a.db.is_some() || db.exists())
+        && let Err(e) = deepred::experience::store::Store::open_read_only(&db)
     {
         return fail(e);
     }
     let ctx = eval::EvalContext {
-        experience_file: a.db,
+        experience_file: db,
         eval_file: a.eval_file,
         ..Default::default()
     };

@@ -185,9 +185,8 @@ pub fn train(
     // again; so does a run on another store with the same work folder, which promoted a net
     // trained and gated on the other store's games).
     let store_at = std::fs::canonicalize(&opts.store).unwrap_or_else(|_| opts.store.clone());
-    let settings = format!(
-        "store {} hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
-        crate::experience::store::shown(&store_at),
+    let trained = format!(
+        "hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
         t.hidden,
         t.epochs,
         t.batch,
@@ -204,13 +203,17 @@ pub fn train(
         parent.generation,
         t.positions,
     );
+    let settings = format!(
+        "store {} {trained}",
+        crate::experience::store::shown(&store_at)
+    );
     if let Ok(f) = NetFile::load(&path, Some(Kind::Learned))
         && f.meta.get("epochs") == Some(&t.epochs.to_string())
         // A candidate of a Deep Red before 2026-11-27 has no settings: kept, as it was then
         // (its gate may be hours of games).
         && f.meta.get("loop_settings").is_none_or(|s| {
             // Of a Deep Red before 2026-11-28, without the store: kept too.
-            *s == settings || settings.split_once(" hidden ").is_some_and(|(_, rest)| *s == format!("hidden {rest}"))
+            *s == settings || *s == trained
         })
     {
         status(&format!("train: candidate {} is trained", path.display()));

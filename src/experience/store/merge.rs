@@ -37,25 +37,26 @@ pub struct Merged {
 /// start as a FEN, which does not say whether the game was Chess960: a Chess960 start with its
 /// king on e1 and rooks in the corners reads as standard chess too, with the same replay, and
 /// its castling moves are then `e1g1` where the store wrote `e1h1` (a merge took the wrong
-/// rows off and counted the shared game's castling rows again). The other reading is taken
-/// when it matches the store and the first does not.
+/// rows off and counted the shared game's castling rows again). Only the rows where the two
+/// readings differ decide (a pruned store lacks late rows; another game may share a castling
+/// row of one reading): the other reading is taken when more of its own rows are in the store.
 fn rows_as_written(
     record: &GameRecord,
     keys: &std::collections::HashSet<(Color, &[u8], &str)>,
 ) -> Vec<crate::experience::records::MoveRow> {
     let rows = record.rows();
-    let known = |rows: &[crate::experience::records::MoveRow]| {
-        rows.iter()
-            .all(|r| keys.contains(&(r.mover, r.parent.as_slice(), r.mv.as_str())))
-    };
-    if known(&rows) {
+    // Without a castling move both readings write the same rows.
+    if !record.moves.iter().any(|m| m.is_castle()) {
         return rows;
     }
     let other = match record.start.castles().mode() {
         CastlingMode::Standard => CastlingMode::Chess960,
         CastlingMode::Chess960 => CastlingMode::Standard,
     };
-    let Ok(start) = Chess::from_setup(record.start.to_setup(EnPassantMode::Always), other) else {
+    let Ok(start) = Chess::from_setup(record.start.to_setup(EnPassantMode::Always), other)
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
+    else {
         return rows;
     };
     let again = GameRecord {
@@ -63,7 +64,23 @@ fn rows_as_written(
         ..record.clone()
     }
     .rows();
-    if known(&again) { again } else { rows }
+    // How many of `a`'s rows that `b` lacks are in the store.
+    let own_known = |a: &[crate::experience::records::MoveRow],
+                     b: &[crate::experience::records::MoveRow]| {
+        let b: std::collections::HashSet<(&[u8], &str)> = b
+            .iter()
+            .map(|r| (r.parent.as_slice(), r.mv.as_str()))
+            .collect();
+        a.iter()
+            .filter(|r| !b.contains(&(r.parent.as_slice(), r.mv.as_str())))
+            .filter(|r| keys.contains(&(r.mover, r.parent.as_slice(), r.mv.as_str())))
+            .count()
+    };
+    if own_known(&again, &rows) > own_known(&rows, &again) {
+        again
+    } else {
+        rows
+    }
 }
 
 /// The game a stored game row describes, if its moves were kept. A row whose start or moves
