@@ -296,6 +296,9 @@ fn refuses_bad_requests(s: &Server) {
     assert!(body.contains("PGN") && body.contains("Qxf7"), "{body}");
     let (status, body) = s.post("/api/pgn", "");
     assert_eq!(status, 400, "{body}");
+    let (status, body) = s.post("/api/pgn", "hello world");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("no game in the text"), "{body}");
     // A message that quotes a long input quotes its start, not all of it.
     let (status, body) = s.get(&format!("/api/explore?fen={}", "p".repeat(3000)));
     assert_eq!(status, 400);

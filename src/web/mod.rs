@@ -319,6 +319,12 @@ async fn pgn_route(
         Some(Err(e)) => return Err(Error::BadRequest(format!("PGN: {e}"))),
         Some(Ok(g)) => g,
     };
+    // Text with neither a tag nor a move ("hello world") is no game (it was an empty one).
+    if game.moves.is_empty() && game.tags.is_empty() {
+        return Err(Error::BadRequest(
+            "PGN: no game in the text (no tag and no move)".into(),
+        ));
+    }
     if game.chess960 {
         return Err(Error::BadRequest(
             "PGN: a Chess960 game (the explorer knows standard chess)".into(),
