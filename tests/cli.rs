@@ -53,6 +53,16 @@ fn eval_command() {
     let line = out.lines().find(|l| l.starts_with("pst:")).unwrap();
     let v: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(v > 8.0, "a queen up: {line}");
+    // A position the rules end, in words (it was Rust's debug text); kings alone still get
+    // every evaluator's view.
+    let (ok, out, _) = deepred(&["eval", "--fen", "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1"]);
+    assert!(ok && !out.starts_with("game over"), "{out}");
+    let (ok, out, _) = deepred(&["eval", "--fen", "3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1"]);
+    assert!(ok, "{out}");
+    assert_eq!(out, "game over: 1-0 (checkmate)\n");
+    let (ok, out, _) = deepred(&["eval", "--fen", "8/8/4k3/8/8/4K3/8/8 w - - 0 1"]);
+    assert!(ok && out.starts_with("game over: 1/2-1/2 ("), "{out}");
+    assert!(out.contains("\npst: "), "{out}");
 }
 
 /// `import` fails (exit 1) when a file cannot be read, a folder among them, or when nothing in

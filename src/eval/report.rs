@@ -13,9 +13,17 @@ use crate::nn::{DeepChess, DeepPink};
 /// `ctx` says where the experience store is.
 pub fn eval_report(pos: &Chess, ctx: &EvalContext) -> String {
     let mut out = String::new();
-    if pos.is_game_over() {
-        out.push_str(&format!("game over: {:?}\n", pos.outcome()));
-        return out;
+    // The rules' end in words (it was Rust's debug text); a position with moves left (kings
+    // alone, fifty moves) is still shown to every evaluator.
+    if let Some(end) = crate::chess::rules::game_end(pos, &[]) {
+        out.push_str(&format!(
+            "game over: {} ({})\n",
+            end.result.as_pgn(),
+            end.reason.text()
+        ));
+        if pos.legal_moves().is_empty() {
+            return out;
+        }
     }
     let white_view = |stm: i32| {
         if pos.turn() == shakmaty::Color::White {
