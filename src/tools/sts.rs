@@ -51,9 +51,11 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, Error> {
         fields[0], fields[1], fields[2], fields[3]
     );
     let pos: Chess = crate::chess::fen::parse_fen(&fen, false)?;
-    // The operations start after the fourth field.
+    // The operations start after the fourth field, or after the sixth when the line carries
+    // a whole FEN's move counters (`... w - - 0 1 bm e4;`: its `bm` was not seen).
+    let counters = fields.len() >= 6 && fields[4..6].iter().all(|f| f.parse::<u32>().is_ok());
     let mut rest = line.trim_start();
-    for _ in 0..4 {
+    for _ in 0..if counters { 6 } else { 4 } {
         rest = rest.trim_start();
         let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
         rest = &rest[end..];
@@ -434,6 +436,9 @@ mod tests {
     #[test]
     fn bm_only_is_worth_ten() {
         let p = parse_line(r#"6k1/8/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id "mate.1";"#).unwrap();
+        assert_eq!(p.moves, vec![("d1d8".to_string(), 10)]);
+        // A whole FEN, its move counters before the operations.
+        let p = parse_line(r#"6k1/8/8/8/8/8/5PPP/3R2K1 w - - 0 1 bm Rd8#; id "mate.1";"#).unwrap();
         assert_eq!(p.moves, vec![("d1d8".to_string(), 10)]);
     }
 
