@@ -6,6 +6,10 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, PositionError};
 
 use super::Error;
 
+/// The most pieces a position may have: as many as a game has. The evaluators' feature lists
+/// and the training formats hold this many.
+pub const MAX_PIECES: usize = 32;
+
 /// Parses a FEN (standard, X-FEN or Shredder-FEN castling) into a position.
 pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
     let text = fen.trim();
@@ -16,10 +20,10 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
     // Too much material is accepted below, but not more pieces than a game can have: the
     // evaluators' feature lists and the training formats hold 32.
     let pieces = parsed.as_setup().board.occupied().count();
-    if pieces > 32 {
+    if pieces > MAX_PIECES {
         return Err(Error::IllegalPosition {
             fen: text.to_string(),
-            reason: format!("{pieces} pieces on the board; a game has at most 32"),
+            reason: format!("{pieces} pieces on the board; a game has at most {MAX_PIECES}"),
         });
     }
     let mode = if chess960 {

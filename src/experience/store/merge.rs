@@ -14,7 +14,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position};
 use super::tx::{CountRow, MemoryRow, StoredGame, merge_rows};
 use super::write::result_counts;
 use super::{Backend, Store, StoredRow};
-use crate::chess::fen::parse_fen;
+use crate::chess::fen::{MAX_PIECES, parse_fen};
 use crate::chess::notation::decode_move;
 use crate::chess::rules::GameResult;
 use crate::experience::Error;
@@ -105,7 +105,7 @@ pub fn record_of(store: &std::path::Path, g: &StoredGame) -> Result<Option<GameR
         let board = fen.split(' ').next().unwrap_or("");
         board.bytes().filter(u8::is_ascii_alphabetic).count()
     };
-    if g.start.as_deref().is_some_and(|f| pieces(f) > 32) {
+    if g.start.as_deref().is_some_and(|f| pieces(f) > MAX_PIECES) {
         return Ok(None);
     }
     // The start in standard castling notation, else as Chess960: the one whose replay has the
