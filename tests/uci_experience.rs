@@ -107,6 +107,44 @@ fn learning_records(db: &std::path::Path) {
     );
 }
 
+/// A finished game the store refused (here: a file where its folder goes) is kept and learned
+/// when the next game starts and the store takes it; it was lost ("could not remember").
+#[test]
+fn a_game_the_store_refused_is_learned_at_the_next_game() {
+    let dir = temp_dir("refused");
+    let folder = dir.join("store");
+    std::fs::write(&folder, "a file where the store's folder goes").unwrap();
+    let db = folder.join("exp.sqlite");
+    let mut e = Uci::start();
+    e.send(&format!(
+        "setoption name ExperienceFile value {}",
+        db.display()
+    ));
+    e.send("setoption name Learning value true");
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    let l = info_until(&mut e, "tried again");
+    assert!(l.contains("4 plies, 0-1"), "{l}");
+    // Still refused at the next game: kept again, and said.
+    e.send("ucinewgame");
+    let l = info_until(&mut e, "still refuses");
+    assert!(l.contains("kept"), "{l}");
+    std::fs::remove_file(&folder).unwrap();
+    std::fs::create_dir(&folder).unwrap();
+    e.send("ucinewgame");
+    let l = info_until(&mut e, "learned the game");
+    assert!(l.contains("4 plies, 0-1"), "{l}");
+    e.isready();
+    let store = Store::open_read_only(&db).unwrap();
+    assert_eq!(store.game_count().unwrap(), 1);
+    // Once: the next game tries nothing again.
+    e.send("ucinewgame");
+    e.send("position startpos moves e2e4");
+    e.isready();
+    assert_eq!(store.game_count().unwrap(), 1);
+    assert!(e.quit().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn experience_book_plays_the_best_known_move() {
     let dir = temp_dir("book");

@@ -57,7 +57,21 @@ pub struct Learner {
     pub inbox: Inbox,
     /// What the user should hear (said by the caller: an `info string` over UCI).
     notes: Vec<String>,
+    /// Finished games the store refused, oldest first, tried again at the next game.
+    refused: Vec<Refused>,
 }
+
+/// A finished game the store refused (another writer held it past its busy timeout, a full
+/// disk, a folder that cannot be made): kept with its searches' findings and the settings it
+/// was played under, and tried again when the next game starts (and at quit), not lost.
+struct Refused {
+    settings: LearnSettings,
+    record: GameRecord,
+    found: Vec<Remembered>,
+}
+
+/// The most refused games kept: past it, the oldest is dropped (and the user told).
+const MAX_REFUSED: usize = 1000;
 
 impl Learner {
     /// What happened since the last call that the user should hear: errors (`error: ...`)
@@ -102,6 +116,7 @@ impl Learner {
     /// learned if it is over, with the engine's last move when that ended it.
     pub fn finish(&mut self, settings: &LearnSettings, last: LastMove) {
         self.drain();
+        self.retry_refused();
         if settings.learning && self.tracked.is_some() {
             self.learn_if_over(settings, last);
         }
@@ -207,8 +222,8 @@ impl Learner {
                 tree_plies,
             })
         });
-        // A store that refused them (busy, a full disk) gets them with the next write: the web
-        // app tries a refused game again.
+        // A store that refused them (busy, a full disk) gets them with the next write: a
+        // refused game is tried again (here, and by the web app).
         let (learned, rows) = match written {
             Ok(w) => w,
             Err(e) => {
@@ -319,29 +334,95 @@ impl Learner {
         };
         record.evals = evals_of(&record.start, &record.moves, &self.roots);
         t.learned = true;
-        let (plies, result) = (record.moves.len(), record.result);
         let path = path_of(&record.start, &record.moves);
-        if let Ok(learned) = self.write_or_note(settings, Some(&record), &path, Some(result)) {
-            if learned != Some(Learned::AlreadyKnown)
-                && let Some(e) = &settings.experience
-            {
-                e.add_game(&record);
+        match self.write_or_note(settings, Some(&record), &path, Some(record.result)) {
+            Ok(learned) => self.learned(settings, &record, learned),
+            Err(_) => {
+                let found = std::mem::take(&mut self.found);
+                self.keep_refused(Refused {
+                    settings: settings.clone(),
+                    record,
+                    found,
+                });
             }
-            // A game the store already holds (the same moves played again) adds nothing.
-            self.notes.push(if learned == Some(Learned::AlreadyKnown) {
-                format!(
-                    "the game ({plies} plies, {}) is already in '{}': not counted again",
-                    result.as_pgn(),
-                    crate::experience::store::shown(&settings.store)
-                )
-            } else {
-                format!(
-                    "learned the game ({plies} plies, {}) into '{}'",
-                    result.as_pgn(),
-                    crate::experience::store::shown(&settings.store)
-                )
-            })
         }
+    }
+
+    /// A game the store refused, kept to be tried again.
+    fn keep_refused(&mut self, refused: Refused) {
+        self.notes.push(format!(
+            "the game ({} plies, {}) is kept and tried again when the next game starts",
+            refused.record.moves.len(),
+            refused.record.result.as_pgn()
+        ));
+        self.refused.push(refused);
+        if self.refused.len() > MAX_REFUSED {
+            let lost = self.refused.remove(0);
+            self.notes.push(format!(
+                "error: more than {MAX_REFUSED} games wait for the store: the oldest ({} plies, {}) is dropped",
+                lost.record.moves.len(),
+                lost.record.result.as_pgn()
+            ));
+        }
+    }
+
+    /// The refused games again, oldest first, until the store refuses one again (it is kept,
+    /// with those after it). Each is written with its own searches' findings, not the
+    /// current game's.
+    fn retry_refused(&mut self) {
+        while !self.refused.is_empty() {
+            let Refused {
+                settings,
+                record,
+                found,
+            } = self.refused.remove(0);
+            let current = std::mem::replace(&mut self.found, found);
+            let path = path_of(&record.start, &record.moves);
+            let written = self.write(&settings, (Some(&record), None), &path, Some(record.result));
+            let found = std::mem::replace(&mut self.found, current);
+            match written {
+                Ok(learned) => self.learned(&settings, &record, learned),
+                Err(e) => {
+                    self.notes.push(format!(
+                        "error: the store still refuses a finished game ({e}); kept"
+                    ));
+                    self.refused.insert(
+                        0,
+                        Refused {
+                            settings,
+                            record,
+                            found,
+                        },
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Tells what became of a finished game the store took, and hands it to the experience
+    /// evaluator in use when it is new.
+    fn learned(&mut self, settings: &LearnSettings, record: &GameRecord, learned: Option<Learned>) {
+        let (plies, result) = (record.moves.len(), record.result);
+        if learned != Some(Learned::AlreadyKnown)
+            && let Some(e) = &settings.experience
+        {
+            e.add_game(record);
+        }
+        // A game the store already holds (the same moves played again) adds nothing.
+        self.notes.push(if learned == Some(Learned::AlreadyKnown) {
+            format!(
+                "the game ({plies} plies, {}) is already in '{}': not counted again",
+                result.as_pgn(),
+                crate::experience::store::shown(&settings.store)
+            )
+        } else {
+            format!(
+                "learned the game ({plies} plies, {}) into '{}'",
+                result.as_pgn(),
+                crate::experience::store::shown(&settings.store)
+            )
+        })
     }
 }
 
