@@ -549,6 +549,23 @@ fn datagen_records_give_back_their_positions_and_feed_the_deepchess_and_deep_pin
         assert_eq!(std::fs::read(net).unwrap(), bytes);
     };
     refused(&dc, &triplets, "deeppink");
+    // No position asked for: refused by the arguments (it said the split had no triplets).
+    let bytes = std::fs::read(&net).unwrap();
+    let (ok, text) = deepred_ok(&[
+        "nn".as_ref(),
+        "calibrate".as_ref(),
+        "--net".as_ref(),
+        net.as_os_str(),
+        "--dataset".as_ref(),
+        all_val.as_os_str(),
+        "--samples".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert!(
+        !ok && text.contains("--samples") && !text.contains("triplets"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(&net).unwrap(), bytes);
     // DeepChess positions: those of decisive games, with White's result.
     let positions = dir.join("p.bin");
     let report = run("deepchess", &positions);

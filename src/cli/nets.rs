@@ -256,7 +256,7 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub dataset: std::path::PathBuf,
     /// Positions used at most.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub samples: usize,
 }
 
