@@ -246,6 +246,29 @@ fn selfplay_games_train_the_net_from_the_store() {
         log.contains(&format!("{} positions", boards.len())),
         "{log}"
     );
+    let meta = deepred::nn::net::NetFile::load(&net, None).unwrap().meta;
+    let v: f64 = meta["validation_loss"].parse().unwrap();
+    assert!(v.is_finite() && v > 0.0, "{meta:?}");
+    // With no positions kept out there is no validation loss to write (it wrote "NaN").
+    let no_val = temp("no-val.safetensors");
+    ok(&[
+        "train-learned",
+        "--db",
+        db_s,
+        "--out",
+        no_val.to_str().unwrap(),
+        "--hidden",
+        "16",
+        "--epochs",
+        "1",
+        "--val-fraction",
+        "0",
+        "--threads",
+        "1",
+    ]);
+    let meta = deepred::nn::net::NetFile::load(&no_val, None).unwrap().meta;
+    assert!(!meta.contains_key("validation_loss"), "{meta:?}");
+    assert_eq!(meta["epochs"], "1");
     let mut e = common::Uci::start();
     e.send(&format!("setoption name EvalFile value {}", net.display()));
     e.send("position startpos");

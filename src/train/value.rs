@@ -356,9 +356,17 @@ pub fn train_value(
                     .sum::<f64>()
             }) / val.len() as f64
         };
+        let train_loss = total / train.len().max(1) as f64;
+        if !train_loss.is_finite() {
+            // A net whose weights went NaN would evaluate nothing: not written over the last
+            // good epoch's file.
+            return Err(Error::NoData(format!(
+                "training diverged in epoch {epoch} (loss {train_loss}): try a lower --lr"
+            )));
+        }
         let e = ValueEpoch {
             epoch,
-            train_loss: total / train.len().max(1) as f64,
+            train_loss,
             val_loss,
             seconds: t0.elapsed().as_secs_f64(),
         };
@@ -372,10 +380,13 @@ pub fn train_value(
             ),
             ("positions".to_string(), train.len().to_string()),
             ("generation".to_string(), opts.generation.clone()),
-            ("validation_loss".to_string(), format!("{val_loss:.6}")),
             ("epochs".to_string(), epoch.to_string()),
             ("wdl".to_string(), opts.wdl.to_string()),
         ]);
+        // No validation positions: no key (it was "NaN").
+        if val_loss.is_finite() {
+            meta.insert("validation_loss".to_string(), format!("{val_loss:.6}"));
+        }
         meta.extend(opts.meta.iter().cloned());
         p.save(&opts.out, meta)?;
         epoch_done(&e, &p);
