@@ -199,7 +199,10 @@ fn an_unwritable_pgn_stops_the_match_and_finished_openings_are_refused() {
 }
 
 /// `--resume` on a PGN whose last game was cut short (a match killed while writing) plays that
-/// game again, on a line of its own.
+/// game again, on a line of its own, where the cut game was: a second `--resume` finds the file
+/// whole. (A game cut in its result token, or in a tag, was left in the file: read as a whole
+/// game, or swallowing the next one, once another game followed it, and the second resume
+/// refused the file: "round 2 is in the file twice", "round 2 has no result".)
 #[test]
 fn a_game_cut_short_in_the_pgn_is_played_again() {
     let dir = temp_dir("cut");
@@ -219,21 +222,45 @@ fn a_game_cut_short_in_the_pgn_is_played_again() {
         "--max-plies",
         "30",
     ];
-    let (o, out, err) = run_match(&[&args[..], &["--pgn", pgn.to_str().unwrap()]].concat());
+    let with_pgn = |resume: bool| {
+        let mut a = args.to_vec();
+        a.extend(["--pgn", pgn.to_str().unwrap()]);
+        if resume {
+            a.push("--resume");
+        }
+        run_match(&a)
+    };
+    let (o, out, err) = with_pgn(false);
     assert!(o.status.success(), "{out}\n{err}");
     let text = std::fs::read_to_string(&pgn).unwrap();
-    std::fs::write(&pgn, &text[..text.len() - 20]).unwrap();
-    let (o, out, err) =
-        run_match(&[&args[..], &["--pgn", pgn.to_str().unwrap(), "--resume"]].concat());
-    assert!(o.status.success(), "{out}\n{err}");
-    assert!(err.contains("played again"), "{err}");
-    assert!(out.contains("2 games"), "{out}");
-    let whole: Vec<PgnGame> = games_of(&pgn)
-        .into_iter()
-        .filter(|g| g.tag("PlyCount") == Some(&g.moves.len().to_string()))
-        .collect();
-    let rounds: Vec<&str> = whole.iter().filter_map(|g| g.tag("Round")).collect();
-    assert_eq!(rounds, ["1", "2"]);
+    let whole = text.trim_end();
+    let last_result = games_of(&pgn)[1].tag("Result").unwrap().to_string();
+    let cuts = [
+        ("in the moves", text.len() - 20),
+        ("in the result", whole.len() - last_result.len() + 2),
+        ("in a tag", text.rfind("[Comment \"").unwrap() + 13),
+    ];
+    for (how, cut) in cuts {
+        std::fs::write(&pgn, &text[..cut]).unwrap();
+        let (o, out, err) = with_pgn(true);
+        assert!(o.status.success(), "{how}: {out}\n{err}");
+        assert!(err.contains("played again"), "{how}: {err}");
+        assert!(out.contains("2 games"), "{how}: {out}");
+        let (o, out, err) = with_pgn(true);
+        assert!(o.status.success(), "{how}, again: {out}\n{err}");
+        assert!(!err.contains("played again"), "{how}, again: {err}");
+        let read = read_games(std::fs::File::open(&pgn).unwrap());
+        assert!(read.iter().all(Result::is_ok), "{how}: {read:?}");
+        let games = games_of(&pgn);
+        let rounds: Vec<&str> = games.iter().filter_map(|g| g.tag("Round")).collect();
+        assert_eq!(rounds, ["1", "2"], "{how}");
+        assert!(
+            games
+                .iter()
+                .all(|g| g.tag("PlyCount") == Some(&g.moves.len().to_string())),
+            "{how}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -24,8 +24,8 @@ pub(super) fn finished_games(
         path: path.to_path_buf(),
         why,
     };
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(source) => {
             return Err(Error::Read {
@@ -35,7 +35,10 @@ pub(super) fn finished_games(
         }
     };
     let (mut games, mut warnings, mut seen) = (Vec::new(), Vec::new(), BTreeSet::new());
-    for g in read_games(file) {
+    // Whether each game of the file, in order, is taken.
+    let mut taken = Vec::new();
+    for g in read_games(&bytes[..]) {
+        taken.push(false);
         let g = match g {
             Ok(g) => g,
             Err(e) => {
@@ -116,6 +119,9 @@ pub(super) fn finished_games(
                 "round {round} has no result or no ending this runner wrote"
             )));
         };
+        if let Some(t) = taken.last_mut() {
+            *t = true;
+        }
         games.push(GameOutcome {
             round,
             engine_white,
@@ -126,7 +132,43 @@ pub(super) fn finished_games(
             evals: Vec::new(),
         });
     }
+    if let Some(cut) = broken_tail(&bytes, &taken) {
+        // The games played again go where the cut one began: left in the file, it was read
+        // differently once something followed it (a game that lacked only its result token
+        // became whole, a cut tag swallowed the next game's), and the next resume refused the
+        // file as holding a round twice or a game without a result.
+        let cut_off = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(cut as u64));
+        if let Err(source) = cut_off {
+            return Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+        warnings.push(format!(
+            "{}: the unreadable games at its end ({} bytes) taken out of the file",
+            path.display(),
+            bytes.len() - cut
+        ));
+    }
     Ok((games, warnings))
+}
+
+/// Where the games that could not be taken begin, when they are all at the end of the file (a
+/// match killed while writing one): the start of the first one's `[Event` line. `None` when
+/// there are none, when a game after them was taken, or when the file's games cannot be told
+/// apart by their `[Event` lines (one line each, as this runner writes them).
+fn broken_tail(bytes: &[u8], taken: &[bool]) -> Option<usize> {
+    let first_broken = taken.iter().rposition(|&t| t).map_or(0, |i| i + 1);
+    if first_broken == taken.len() {
+        return None;
+    }
+    let starts: Vec<usize> = (0..bytes.len())
+        .filter(|&i| (i == 0 || bytes[i - 1] == b'\n') && bytes[i..].starts_with(b"[Event "))
+        .collect();
+    (starts.len() == taken.len()).then(|| starts[first_broken])
 }
 
 /// A position's FEN without its move counters.
