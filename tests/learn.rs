@@ -116,9 +116,13 @@ fn the_loop_promotes_records_and_installs_a_net_that_auto_plays() {
         24
     );
     assert_eq!(store.latest_net_generation("learned").unwrap(), Some(1));
-    // What the loop said last is kept for those who watch the store (deepred web).
+    // What the loop said last is kept for those who watch the store (deepred web): that it
+    // stopped, with what it did (it kept its last step's line, as if still recording).
     let (at, line) = store.loop_status().unwrap().expect("the loop's status");
-    assert!(log.contains(&format!("learn: {line}")), "{line}\n{log}");
+    assert_eq!(
+        line, "stopped: 24 games played, 1 candidates, 1 promoted",
+        "{log}"
+    );
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -638,6 +642,12 @@ fn a_candidate_of_other_settings_is_trained_again() {
     let trained = "train: generation 1 (attempt 0) on";
     let log = run(&[]);
     assert!(log.contains(trained), "{log}");
+    // The line kept in the store says the loop ended (it said it was gating).
+    let status = last_status(&db);
+    assert!(
+        status.starts_with("stopped: ") && status.ends_with("1 candidates, 0 promoted"),
+        "{status}"
+    );
     // Its gate's files gone, as if it had been stopped before its first game.
     let forget_gate = || {
         for ext in ["txt", "pgn"] {
@@ -660,4 +670,43 @@ fn a_candidate_of_other_settings_is_trained_again() {
     let all: Vec<&str> = args.iter().chain(&["--lr", "0.001"]).copied().collect();
     let log = run_ok(learn(&home, other.to_str().unwrap(), &work, &from, &all));
     assert!(log.contains(trained), "{log}");
+    // Filters that leave nothing to train on: said with the filters (it was the trainer's
+    // bare "no training positions").
+    let out = learn(
+        &home,
+        db.to_str().unwrap(),
+        &work,
+        &from,
+        &[&args[..], &["--min-depth", "200"]].concat(),
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("passes the filters") && err.contains("--min-depth 200"),
+        "{err}"
+    );
+    let status = last_status(&db);
+    assert!(
+        status.starts_with("stopped: ") && status.contains("--min-depth 200"),
+        "{status}"
+    );
+    // Another net to start from in the same work folder, before any promotion: refused (its
+    // games, candidate and half-played gate were counted as the new net's).
+    let another = dir.join("another.safetensors");
+    let layout = vec![("ft".to_string(), 768, 16), ("out".to_string(), 32, 1)];
+    let bytes = deepred::nn::random::serialize(
+        &deepred::nn::random::tensors(&layout, 8),
+        deepred::nn::random::metadata(Kind::Learned, &layout),
+    )
+    .unwrap();
+    std::fs::write(&another, bytes).unwrap();
+    let out = learn(&home, db.to_str().unwrap(), &work, &another, &args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("began from another generation-0 net"), "{err}");
+    assert!(!err.contains("learn: play"), "{err}");
 }

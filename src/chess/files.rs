@@ -38,6 +38,7 @@ pub fn write_replacing_with(
         // Still a link after as many as the system follows: a loop, never replaced by a file.
         return Err(std::io::Error::other("too many levels of links"));
     }
+    remove_dead_writers_files(&target);
     let (tmp, file) = new_beside(&target)?;
     let written = fill(file).and_then(|_| std::fs::rename(&tmp, &target));
     if written.is_err() {
@@ -65,6 +66,44 @@ fn new_beside(target: &Path) -> std::io::Result<(std::path::PathBuf, std::fs::Fi
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The files [`new_beside`] made for `target` by processes that have died since (a kill, a
+/// crash, a power cut before the rename): removed, so that each kill does not leave a net's
+/// worth of disk behind. A file of a live process (this one's other writes too) is kept. On
+/// Linux, where a process is looked up in `/proc`; elsewhere they stay.
+fn remove_dead_writers_files(target: &Path) {
+    #[cfg(target_os = "linux")]
+    {
+        let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+            return;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let prefix = format!("{}.tmp", name.to_string_lossy());
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let file = file.to_string_lossy();
+            let Some((pid, n)) = file
+                .strip_prefix(prefix.as_str())
+                .and_then(|rest| rest.split_once('-'))
+            else {
+                continue;
+            };
+            if digits(pid) && digits(n) && !Path::new("/proc").join(pid).exists() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = target;
 }
 
 /// Whether a whole write of `path` could make its file: the one [`write_replacing_with`]
@@ -135,6 +174,22 @@ mod tests {
         assert_eq!(failed.unwrap_err().to_string(), "disk full");
         assert_eq!(std::fs::read(&net).unwrap(), b"new net");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // The file of a write killed before its rename goes with the next write of the same
+        // file (no process has a number above Linux's 2^22); one of a live process stays.
+        #[cfg(target_os = "linux")]
+        {
+            let dead = dir.join("x.safetensors.tmp999999999-3");
+            let live = dir.join(format!("x.safetensors.tmp{}-999", std::process::id()));
+            let other = dir.join("y.safetensors.tmp999999999-3");
+            for f in [&dead, &live, &other] {
+                std::fs::write(f, b"half a net").unwrap();
+            }
+            write_replacing(&net, b"new net").unwrap();
+            assert!(!dead.exists() && live.exists() && other.exists());
+            for f in [&live, &other] {
+                std::fs::remove_file(f).unwrap();
+            }
+        }
         // Through a link: the target is replaced whole, the link stays a link.
         #[cfg(unix)]
         {

@@ -235,6 +235,21 @@ pub fn train(
         let _ = std::fs::remove_file(stale);
     }
     let (boards, sum) = training_boards(store, &filter, |_| {})?;
+    if boards.is_empty() {
+        // Said before the trainer's bare "no training positions", with what to change.
+        return Err(Error::Other(format!(
+            "train: generation {generation}: no position of the latest {} games ({} taken) passes the filters (--skip-plies {}, --min-depth {}{}): nothing to train on",
+            sum.games,
+            sum.taken,
+            filter.skip_plies,
+            filter.min_depth,
+            if filter.weights.is_empty() {
+                ""
+            } else {
+                ", --source-weight"
+            }
+        )));
+    }
     status(&format!(
         "train: generation {generation} (attempt {attempt}) on {} positions of the latest {} games; {} epochs",
         sum.positions, sum.games, t.epochs

@@ -179,7 +179,23 @@ pub fn current_net(store: &Store, dir: &Path, from: Option<&Path>) -> Result<Net
     };
     let g = generation_of(first.meta.get("generation")).unwrap_or(0);
     let path = crate::experience::location::promoted_file(&work, Kind::Learned.name(), g);
-    if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
+    let there = std::fs::read(&path).ok();
+    if let Some(other) = &there
+        && *other != bytes
+        && NetFile::load(&path, Some(Kind::Learned)).is_ok()
+    {
+        // The work folder's games, candidate and gate are another starting net's: going on
+        // would count them as this one's.
+        return Err(Error::Other(format!(
+            "the work folder '{}' began from another generation-{g} net than {}: its candidate and gate are that net's, and the store's games of generation {g} were played by it; give the same --from, or start anew with another --dir and --db",
+            dir.display(),
+            from.map_or("the embedded one".to_string(), |p| format!(
+                "'{}'",
+                p.display()
+            ))
+        )));
+    }
+    if there.as_deref() != Some(&bytes[..]) {
         crate::experience::location::install_net(&work, Kind::Learned.name(), g, &bytes)
             .map_err(Error::io("cannot write", &path))?;
     }
@@ -235,7 +251,21 @@ pub fn run(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<LearnR
         status(line);
         publish_status(&published, &opts.store, &format!("{mode}{line}"));
     };
-    run_steps(opts, &status)
+    let done = run_steps(opts, &status);
+    // The last line kept says the loop ended (it went on saying "playing" or "waiting"); it is
+    // not printed: the caller says the same. A kill still leaves the last step's line (its
+    // age tells).
+    let last = match &done {
+        Ok(r) => format!(
+            "{mode}stopped: {} games played, {} candidates, {} promoted",
+            r.games_played,
+            r.candidates,
+            r.promoted.len()
+        ),
+        Err(e) => format!("{mode}stopped: {e}"),
+    };
+    publish_status(&published, &opts.store, &last);
+    done
 }
 
 /// Keeps `line` in the store (`Store::set_loop_status`); a store that cannot take it only
@@ -320,7 +350,7 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
         let mut store = Store::open(&opts.store)?;
         let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
         let attempt = gate::attempts(&opts.dir, net.generation);
-        let need = opts.games * (attempt as u64 + 1);
+        let need = opts.games.saturating_mul(attempt as u64 + 1);
         if opts.mode == Mode::Full {
             report.games_played += play::play_until(opts, &net, need, status)?;
         } else if !play::wait_for_games(opts, &store, &net, need, status)? {

@@ -260,7 +260,17 @@ pub fn wait_for_games(
             ));
             said = Some(have);
         }
-        if stopped() || opts.max_wait.is_some_and(|w| started.elapsed() > w) {
+        if stopped() {
+            return Ok(false);
+        }
+        if let Some(w) = opts.max_wait
+            && started.elapsed() > w
+        {
+            status(&format!(
+                "train: stopped waiting after {} s (--max-wait): generation {} has {have} of {need} games",
+                w.as_secs(),
+                net.generation
+            ));
             return Ok(false);
         }
         std::thread::sleep(Duration::from_millis(500));
