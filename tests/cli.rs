@@ -444,6 +444,22 @@ fn genfens_prints_the_openings_openbench_reads() {
             "{fen}"
         );
     }
+    // The most openings allowed: the first come at once, each as it is found (all were held
+    // until the last, hours away), and a reader that stops reading stops it.
+    let mut child = common::command()
+        .args(["genfens 10000000 seed 1 book None", "quit"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = common::lines_of(child.stdout.take().unwrap());
+    for _ in 0..3 {
+        let l = lines.recv_timeout(common::SECS(20)).unwrap();
+        assert!(l.starts_with("info string genfens "), "{l}");
+    }
+    drop(lines);
+    let status = common::wait_exit(&mut child, common::SECS(60));
+    assert!(status.is_some_and(|s| !s.success()), "{status:?}");
     // From a book: its lines, a couple of random moves on.
     let book = common::data("books/noob_3moves_200.epd");
     let b = openings(&format!("genfens 5 seed 1 book {}", book.display()));

@@ -348,13 +348,25 @@ pub fn genfens(command: &str) -> ExitCode {
             req.ignored.join(" ")
         );
     }
-    match generate(&req, &deepred::eval::default_evaluator()) {
-        Ok(openings) => {
-            for p in openings {
-                println!("info string genfens {}", deepred::chess::fen::fen_of(&p));
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let mut closed = None;
+    let emit = |p: &shakmaty::Chess| {
+        // Each line as it is found (OpenBench's client reads them as they come).
+        let line = format!("info string genfens {}", deepred::chess::fen::fen_of(p));
+        match writeln!(out, "{line}").and_then(|()| out.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                closed = Some(e);
+                false
             }
-            ExitCode::SUCCESS
         }
+    };
+    match generate(&req, &deepred::eval::default_evaluator(), emit) {
+        Ok(()) => match closed {
+            None => ExitCode::SUCCESS,
+            Some(e) => fail(format!("cannot write the output: {e}")),
+        },
         Err(e) => fail(e),
     }
 }

@@ -22,8 +22,8 @@ use crate::search::{Limits, SearchParams, Shared, search};
 pub const MAX_CP: i32 = 300;
 /// Nodes of that search.
 pub const NODES: u64 = 2_000;
-/// The most openings one command prints (OpenBench asks for thousands at a time); a larger N is
-/// refused rather than held in memory.
+/// The most openings one command prints (OpenBench asks for thousands at a time; each is
+/// printed as it is found, none held).
 pub const MAX_COUNT: usize = 10_000_000;
 
 /// A `genfens` command.
@@ -75,8 +75,14 @@ pub fn parse(command: &str) -> Result<Request, String> {
     })
 }
 
-/// The openings of `req`, searched with `evaluator` to keep balanced ones.
-pub fn generate(req: &Request, evaluator: &Evaluator) -> Result<Vec<Chess>, super::Error> {
+/// The openings of `req`, searched with `evaluator` to keep balanced ones, handed to `emit` one
+/// by one as they are found (it was a list of all of them: 10 million openings held in memory,
+/// and nothing printed for hours). `emit` returning `false` stops it (a closed output).
+pub fn generate(
+    req: &Request,
+    evaluator: &Evaluator,
+    mut emit: impl FnMut(&Chess) -> bool,
+) -> Result<(), super::Error> {
     let book = match &req.book {
         Some(p) => load_openings(p)?,
         None => Vec::new(),
@@ -85,10 +91,10 @@ pub fn generate(req: &Request, evaluator: &Evaluator) -> Result<Vec<Chess>, supe
     let mut rng = StdRng::seed_from_u64(req.seed);
     let tt = TranspositionTable::new(1);
     let shared = Shared::default();
-    let mut out = Vec::with_capacity(req.count);
+    let mut found = 0;
     // Give up on balance after many tries (a book of lost positions): keep what comes.
     let mut tries = 0;
-    while out.len() < req.count {
+    while found < req.count {
         tries += 1;
         let pos = opening(&book, plies, &mut rng);
         if pos.is_game_over() {
@@ -111,7 +117,10 @@ pub fn generate(req: &Request, evaluator: &Evaluator) -> Result<Vec<Chess>, supe
                 continue;
             }
         }
-        out.push(pos);
+        found += 1;
+        if !emit(&pos) {
+            break;
+        }
     }
-    Ok(out)
+    Ok(())
 }
