@@ -270,8 +270,26 @@ fn option_errors_stop_the_match_before_any_game() {
             "NoSuchTunable=1",
             "it has no option 'NoSuchTunable'",
         ),
-        ("--engine-option", "Hash=abc", "'abc' is not a number"),
-        ("--opponent-option", "Hash=99999999", "outside"),
+        // Values outside what the engine announced: refused by the runner, since most engines
+        // ignore them (Stockfish keeps its default)...
+        (
+            "--engine-option",
+            "Hash=abc",
+            "'abc' is not a value of 'Hash', a whole number from 1 to",
+        ),
+        ("--opponent-option", "Hash=99999999", "from 1 to 32768"),
+        ("--engine-option", "Ponder=maybe", "true or false"),
+        (
+            "--opponent-option",
+            "Evaluator=best",
+            "one of: pst, experience",
+        ),
+        // ...and one the engine answers with an error.
+        (
+            "--engine-option",
+            "EvalFile=/nonexistent/net.safetensors",
+            "it answered 'info string error: net '/nonexistent/net.safetensors'",
+        ),
     ] {
         let o = run_match(&[
             "--opponent",

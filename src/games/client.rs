@@ -14,8 +14,8 @@ pub struct EngineProcess {
     lines: Receiver<String>,
     /// `id name` of the engine, or the command when it gave none.
     pub name: String,
-    /// The names of the options it announced (`option name X type ...`).
-    options: Vec<String>,
+    /// The options it announced (`option name X type ...`).
+    options: Vec<Announced>,
 }
 
 /// The answer to one `go`.
@@ -82,8 +82,7 @@ impl EngineProcess {
                 e.name = n.trim().to_string();
             }
             if let Some(rest) = l.strip_prefix("option name ") {
-                let name = rest.split(" type ").next().unwrap_or(rest);
-                e.options.push(name.trim().to_string());
+                e.options.push(Announced::parse(rest));
             }
             if l.trim() == "uciok" {
                 break;
@@ -150,8 +149,14 @@ impl EngineProcess {
     }
 
     /// Whether the engine announced option `name` (UCI option names ignore case).
+    fn announced(&self, name: &str) -> Option<&Announced> {
+        self.options
+            .iter()
+            .find(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
     pub fn has_option(&self, name: &str) -> bool {
-        self.options.iter().any(|o| o.eq_ignore_ascii_case(name))
+        self.announced(name).is_some()
     }
 
     /// Sets `options` and waits for `readyok`. An option the engine did not announce, or one
@@ -168,8 +173,13 @@ impl EngineProcess {
             why,
         };
         for (option, value) in options {
-            if !self.options.is_empty() && !self.has_option(option) {
-                return Err(refused(&self.name, format!("it has no option '{option}'")));
+            if !self.options.is_empty() {
+                let Some(o) = self.announced(option) else {
+                    return Err(refused(&self.name, format!("it has no option '{option}'")));
+                };
+                // Most engines ignore a value outside what they announced (Stockfish keeps
+                // its default), and the match would play at settings no one asked for.
+                o.check(value).map_err(|why| refused(&self.name, why))?;
             }
             self.set_option(option, value)?;
         }
@@ -437,6 +447,87 @@ fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
     }
 }
 
+/// An option as the engine announced it: `option name NAME type TYPE [default D] [min A]
+/// [max B] [var V]...`.
+#[derive(Clone, Debug, PartialEq)]
+struct Announced {
+    name: String,
+    kind: String,
+    min: Option<i64>,
+    max: Option<i64>,
+    vars: Vec<String>,
+}
+
+impl Announced {
+    /// From the text after `option name `.
+    fn parse(rest: &str) -> Announced {
+        let (name, spec) = rest.split_once(" type ").unwrap_or((rest, ""));
+        let words: Vec<&str> = spec.split_whitespace().collect();
+        let mut a = Announced {
+            name: name.trim().to_string(),
+            kind: words
+                .first()
+                .map_or(String::new(), |k| k.to_ascii_lowercase()),
+            min: None,
+            max: None,
+            vars: Vec::new(),
+        };
+        let keyword = |w: &str| matches!(w, "default" | "min" | "max" | "var");
+        let mut i = 1;
+        while i < words.len() {
+            // A value runs to the next keyword (a combo's entries may hold spaces).
+            let end = (i + 1..words.len())
+                .find(|&j| keyword(words[j]))
+                .unwrap_or(words.len());
+            let value = words
+                .get(i + 1..end)
+                .map(|v| v.join(" "))
+                .unwrap_or_default();
+            match words[i] {
+                "min" => a.min = value.parse().ok(),
+                "max" => a.max = value.parse().ok(),
+                "var" => a.vars.push(value),
+                _ => {}
+            }
+            i = end;
+        }
+        a
+    }
+
+    /// Whether `value` is one the engine said it takes (an option of a type not known here takes
+    /// anything).
+    fn check(&self, value: &str) -> Result<(), String> {
+        let name = &self.name;
+        match self.kind.as_str() {
+            "spin" => {
+                let (lo, hi) = (self.min.unwrap_or(i64::MIN), self.max.unwrap_or(i64::MAX));
+                match value.trim().parse::<i64>() {
+                    Ok(v) if (lo..=hi).contains(&v) => Ok(()),
+                    _ => Err(format!(
+                        "'{value}' is not a value of '{name}', a whole number from {lo} to {hi}"
+                    )),
+                }
+            }
+            "check" if !matches!(value.trim(), "true" | "false") => Err(format!(
+                "'{value}' is not a value of '{name}': true or false"
+            )),
+            "combo"
+                if !self.vars.is_empty()
+                    && !self
+                        .vars
+                        .iter()
+                        .any(|v| v.eq_ignore_ascii_case(value.trim())) =>
+            {
+                Err(format!(
+                    "'{value}' is not a value of '{name}', one of: {}",
+                    self.vars.join(", ")
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,6 +547,51 @@ mod tests {
         assert_eq!(lines[0].len(), MAX_LINE);
         assert_eq!(lines[1], "bestmove e2e4");
         assert_eq!(lines[2], "caf\u{fffd}");
+    }
+
+    /// Values outside what an engine announced are refused (Stockfish ignores them and keeps
+    /// its default: a match at settings no one asked for).
+    #[test]
+    fn option_values_are_checked_against_the_announcement() {
+        let skill = Announced::parse("Skill Level type spin default 20 min 0 max 20");
+        assert_eq!(
+            (skill.name.as_str(), skill.min, skill.max),
+            ("Skill Level", Some(0), Some(20))
+        );
+        assert!(skill.check("0").is_ok() && skill.check("20").is_ok());
+        for bad in ["30", "-1", "abc", "", "2.5"] {
+            let e = skill.check(bad).unwrap_err();
+            assert!(e.contains("from 0 to 20"), "{bad}: {e}");
+        }
+        let limit = Announced::parse("UCI_LimitStrength type check default false");
+        assert!(limit.check("true").is_ok() && limit.check("false").is_ok());
+        assert!(limit.check("maybe").unwrap_err().contains("true or false"));
+        let combo = Announced::parse("Style type combo default Normal var Solid var Very Risky");
+        assert_eq!(combo.vars, ["Solid", "Very Risky"]);
+        assert!(combo.check("very risky").is_ok());
+        assert!(
+            combo
+                .check("Normal")
+                .unwrap_err()
+                .contains("Solid, Very Risky")
+        );
+        // A string, a button, a type not known here: anything.
+        for line in [
+            "Debug Log File type string default",
+            "Clear Hash type button",
+            "X type y",
+        ] {
+            assert!(
+                Announced::parse(line).check("whatever 1 2").is_ok(),
+                "{line}"
+            );
+        }
+        // A spin that names no bounds: any whole number.
+        assert!(
+            Announced::parse("Hash type spin default 16")
+                .check("-5")
+                .is_ok()
+        );
     }
 
     #[test]
