@@ -75,7 +75,7 @@ impl EngineProcess {
         e.send("uci")?;
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let l = e.next_line(deadline).map_err(|e| Error::NotUci {
+            let l = e.next_line(deadline, "uciok").map_err(|e| Error::NotUci {
                 source: Box::new(e),
             })?;
             if let Some(n) = l.strip_prefix("id name ") {
@@ -131,12 +131,14 @@ impl EngineProcess {
             })
     }
 
-    fn next_line(&mut self, deadline: Instant) -> Result<String, Error> {
+    /// The next line before `deadline`; a timeout is an error naming what was `awaited`.
+    fn next_line(&mut self, deadline: Instant, awaited: &'static str) -> Result<String, Error> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(l) => Ok(l),
             Err(RecvTimeoutError::Timeout) => Err(Error::NoAnswer {
                 name: self.name.clone(),
+                awaited,
             }),
             Err(RecvTimeoutError::Disconnected) => Err(Error::Exited {
                 name: self.name.clone(),
@@ -187,7 +189,7 @@ impl EngineProcess {
         let deadline = Instant::now() + timeout;
         let mut answer = None;
         loop {
-            let line = self.next_line(deadline)?;
+            let line = self.next_line(deadline, "readyok")?;
             let line = line.trim();
             if line == "readyok" {
                 break;
@@ -206,7 +208,7 @@ impl EngineProcess {
     pub fn is_ready(&mut self, timeout: Duration) -> Result<(), Error> {
         self.send("isready")?;
         let deadline = Instant::now() + timeout;
-        while self.next_line(deadline)?.trim() != "readyok" {}
+        while self.next_line(deadline, "readyok")?.trim() != "readyok" {}
         Ok(())
     }
 
@@ -221,6 +223,7 @@ impl EngineProcess {
             .map_err(|f| match f {
                 GoFailure::Timeout => Error::NoAnswer {
                     name: self.name.clone(),
+                    awaited: "bestmove",
                 },
                 GoFailure::Exited(e) => e,
             })
@@ -278,7 +281,7 @@ impl EngineProcess {
             return false;
         }
         let deadline = Instant::now() + grace;
-        while let Ok(l) = self.next_line(deadline) {
+        while let Ok(l) = self.next_line(deadline, "bestmove") {
             if l.starts_with("bestmove") {
                 return true;
             }

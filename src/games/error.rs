@@ -15,7 +15,7 @@ pub enum Error {
     },
     #[error("engine '{program}' has no {pipe}")]
     NoPipe { program: String, pipe: &'static str },
-    #[error("{source} before 'uciok' (is it a UCI engine?)")]
+    #[error("{source} (is it a UCI engine?)")]
     NotUci { source: Box<Error> },
     #[error("empty engine command")]
     EmptyCommand,
@@ -26,8 +26,8 @@ pub enum Error {
     },
     #[error("engine '{name}' refused its options: {why}")]
     OptionRefused { name: String, why: String },
-    #[error("engine '{name}' did not answer in time")]
-    NoAnswer { name: String },
+    #[error("engine '{name}' did not answer in time: no '{awaited}'")]
+    NoAnswer { name: String, awaited: &'static str },
     #[error("engine '{name}' exited")]
     Exited { name: String },
     #[error("cannot find the deepred executable: {0}")]
