@@ -346,6 +346,20 @@ fn a_gate_killed_part_way_goes_on_from_its_games() {
         "the games before the kill are kept as they were"
     );
     assert_eq!(pgn_games(&pgn), 40);
+    // The gate again with fewer games (its verdict forgotten): its PGN cannot be resumed, and
+    // is kept beside the new one (it was written over), with the settings to blame named.
+    std::fs::remove_file(work.join("gates").join("gen1-try0.txt")).unwrap();
+    let fewer: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == "40" { "20" } else { a })
+        .collect();
+    let log = run_ok(learn(&home, db.to_str().unwrap(), &work, &from, &fewer));
+    assert!(
+        log.contains("is played again") && log.contains("--gate-games") && log.contains("kept in"),
+        "{log}"
+    );
+    assert_eq!(pgn_games(&pgn.with_extension("pgn.old")), 40);
+    assert_eq!(pgn_games(&pgn), 20);
 }
 
 /// What the loop said last, kept in the store at `db` (empty before it says anything).

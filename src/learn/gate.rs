@@ -471,7 +471,17 @@ pub fn gate(
     // gate cannot resume (other settings, say) is played again from the start.
     let r = match loop_match(opts, pair(), limit, games, &pgn, true) {
         Err(Error::Games(crate::games::Error::Resume { why, .. })) => {
-            status(&format!("gate: {} is played again: {why}", pgn.display()));
+            // Its games are kept beside it, not written over (a changed --gate-games changes
+            // the gate's openings: a rerun with the old value can still use them by hand).
+            let old = pgn.with_extension("pgn.old");
+            let kept = match std::fs::rename(&pgn, &old) {
+                Ok(()) => format!("; its games are kept in {}", old.display()),
+                Err(_) => String::new(),
+            };
+            status(&format!(
+                "gate: {} is played again: {why} (a gate resumes with the same --gate-games, --gate-nodes or --gate-tc, --book and --seed){kept}",
+                pgn.display()
+            ));
             loop_match(opts, pair(), limit, games, &pgn, false)?
         }
         other => other?,
