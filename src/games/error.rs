@@ -32,10 +32,8 @@ pub enum Error {
     Exited { name: String },
     #[error("cannot find the deepred executable: {0}")]
     NoExecutable(std::io::Error),
-    #[error(
-        "time control '{0}' is not [MOVES/]SECONDS[+INCREMENT], e.g. 10+0.1 or 40/60 (40 moves in 60 s)"
-    )]
-    TimeControl(String),
+    #[error("time control '{text}': {why}")]
+    TimeControl { text: String, why: &'static str },
     #[error("bad --sprt '{text}': {why}")]
     Sprt { text: String, why: &'static str },
     #[error("cannot open '{}': {source}", path.display())]

@@ -17,12 +17,17 @@ impl TimeControl {
     /// Parses `SECONDS[+INCREMENT]` (`10+0.1`, `60`, `0.5+0.01`), `MIN:SEC+INC` (`1:30+1`), each
     /// optionally after `MOVES/` (`40/60`, `40/60+0.5`: 40 moves in 60 s, as cutechess `tc=`).
     pub fn parse(text: &str) -> Result<TimeControl, Error> {
-        let bad = || Error::TimeControl(text.to_string());
+        let why = |why: &'static str| Error::TimeControl {
+            text: text.to_string(),
+            why,
+        };
+        let bad =
+            || why("not [MOVES/]SECONDS[+INCREMENT], e.g. 10+0.1 or 40/60 (40 moves in 60 s)");
         let (moves, rest) = match text.trim().split_once('/') {
             Some((m, r)) => {
                 let m: u32 = m.trim().parse().map_err(|_| bad())?;
                 if m == 0 || m > 1000 {
-                    return Err(bad());
+                    return Err(why("the moves of a period are 1 to 1000"));
                 }
                 (Some(m), r.trim())
             }
@@ -46,8 +51,14 @@ impl TimeControl {
         };
         let inc_s = inc.map(secs).transpose()?.unwrap_or(0.0);
         // At least a millisecond on the clock (`0.0001` would be a clock of 0 ms).
-        if !(0.001..=86_400.0).contains(&base_s) || inc_s > 3_600.0 {
-            return Err(bad());
+        if base_s < 0.001 {
+            return Err(why("the clock must start above 0 s (at least 0.001)"));
+        }
+        if base_s > 86_400.0 {
+            return Err(why("a clock of more than a day (86400 s)"));
+        }
+        if inc_s > 3_600.0 {
+            return Err(why("an increment of more than an hour (3600 s)"));
         }
         Ok(TimeControl {
             moves,
@@ -199,6 +210,18 @@ mod tests {
         for bad in ["", "abc", "-5+1", "10+x", "0", "nan", "1e9"] {
             assert!(tc(bad).is_err(), "{bad}");
         }
+        // Numbers out of range say which (they said "not [MOVES/]SECONDS[+INCREMENT]").
+        for (bad, why) in [
+            ("0+0", "above 0 s"),
+            ("0.0001+1", "above 0 s"),
+            ("86401", "more than a day"),
+            ("10+3601", "more than an hour"),
+            ("0/60", "1 to 1000"),
+            ("1001/60", "1 to 1000"),
+        ] {
+            let e = tc(bad).unwrap_err();
+            assert!(e.contains(&format!("'{bad}'")) && e.contains(why), "{e}");
+        }
     }
 
     #[test]
@@ -224,8 +247,7 @@ mod tests {
         assert_eq!(tc("40/60+0.5").unwrap().pgn(), "40/60+0.5");
         assert_eq!(tc("40/0.5").unwrap().pgn(), "40/0.5");
         for bad in [
-            "40/", "/60", "0/60", "40/-1", "40/0", "-40/60", "4.5/60", "x/60", "40/60/10",
-            "40/60+", "1001/60",
+            "40/", "/60", "40/-1", "-40/60", "4.5/60", "x/60", "40/60/10", "40/60+",
         ] {
             let e = tc(bad).expect_err(bad);
             assert!(
