@@ -239,6 +239,10 @@ fn a_game_cut_short_in_the_pgn_is_played_again() {
         ("in the moves", text.len() - 20),
         ("in the result", whole.len() - last_result.len() + 2),
         ("in a tag", text.rfind("[Comment \"").unwrap() + 13),
+        (
+            "in the first tag's name",
+            text.rfind("[Event ").unwrap() + 4,
+        ),
     ];
     for (how, cut) in cuts {
         std::fs::write(&pgn, &text[..cut]).unwrap();
@@ -246,6 +250,13 @@ fn a_game_cut_short_in_the_pgn_is_played_again() {
         assert!(o.status.success(), "{how}: {out}\n{err}");
         assert!(err.contains("played again"), "{how}: {err}");
         assert!(out.contains("2 games"), "{how}: {out}");
+        // What was cut off is kept beside the file.
+        let kept = std::fs::read_to_string(dir.join("m.pgn.cut")).unwrap();
+        assert!(
+            text[..cut].ends_with(&kept)
+                && "[Event \"Deep Red match\"]\n[Site".starts_with(&kept[..kept.len().min(30)]),
+            "{how}: {kept}"
+        );
         let (o, out, err) = with_pgn(true);
         assert!(o.status.success(), "{how}, again: {out}\n{err}");
         assert!(!err.contains("played again"), "{how}, again: {err}");

@@ -133,42 +133,58 @@ pub(super) fn finished_games(
         });
     }
     if let Some(cut) = broken_tail(&bytes, &taken) {
-        // The games played again go where the cut one began: left in the file, it was read
-        // differently once something followed it (a game that lacked only its result token
-        // became whole, a cut tag swallowed the next game's), and the next resume refused the
-        // file as holding a round twice or a game without a result.
-        let cut_off = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .and_then(|f| f.set_len(cut as u64));
-        if let Err(source) = cut_off {
-            return Err(Error::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-        warnings.push(format!(
-            "{}: the unreadable games at its end ({} bytes) taken out of the file",
-            path.display(),
-            bytes.len() - cut
-        ));
+        warnings.push(cut_off(path, &bytes, cut)?);
     }
     Ok((games, warnings))
 }
 
-/// Where the games that could not be taken begin, when they are all at the end of the file (a
-/// match killed while writing one): the start of the first one's `[Event` line. `None` when
-/// there are none, when a game after them was taken, or when the file's games cannot be told
+/// Takes the last game out of the file from `cut` on, its bytes kept in `<path>.cut`: the game
+/// played again goes where the cut one began. Left in the file, the cut game was read
+/// differently once something followed it (a game that lacked only its result token became
+/// whole, a cut tag swallowed the next game's), and the next resume refused the file as
+/// holding a round twice or a game without a result.
+fn cut_off(path: &Path, bytes: &[u8], cut: usize) -> Result<String, Error> {
+    let mut kept = path.as_os_str().to_owned();
+    kept.push(".cut");
+    let kept = std::path::PathBuf::from(kept);
+    let written = std::fs::write(&kept, &bytes[cut..]).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .set_len(cut as u64)
+    });
+    written.map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(format!(
+        "{}: its last game, cut short, taken out of the file ({} bytes, kept in {})",
+        path.display(),
+        bytes.len() - cut,
+        kept.display()
+    ))
+}
+
+/// Where the last game begins when it is the only one that could not be taken (a match killed
+/// while writing it; a kill cuts only the last write): the start of its `[Event` line, or of the
+/// last line when that is the beginning of one (`[Eve`). `None` otherwise: every game taken,
+/// another game not taken (a file of another kind is not cut), or games that cannot be told
 /// apart by their `[Event` lines (one line each, as this runner writes them).
 fn broken_tail(bytes: &[u8], taken: &[bool]) -> Option<usize> {
-    let first_broken = taken.iter().rposition(|&t| t).map_or(0, |i| i + 1);
-    if first_broken == taken.len() {
+    let (&last, before) = taken.split_last()?;
+    if last || before.iter().any(|&t| !t) {
         return None;
     }
     let starts: Vec<usize> = (0..bytes.len())
         .filter(|&i| (i == 0 || bytes[i - 1] == b'\n') && bytes[i..].starts_with(b"[Event "))
         .collect();
-    (starts.len() == taken.len()).then(|| starts[first_broken])
+    if starts.len() == taken.len() {
+        return starts.last().copied();
+    }
+    let line = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let stub = &bytes[line..];
+    (starts.len() + 1 == taken.len() && !stub.is_empty() && b"[Event ".starts_with(stub))
+        .then_some(line)
 }
 
 /// A position's FEN without its move counters.
