@@ -70,11 +70,16 @@ fn new_beside(target: &Path) -> std::io::Result<(std::path::PathBuf, std::fs::Fi
 
 /// The files [`new_beside`] made for `target` by processes that have died since (a kill, a
 /// crash, a power cut before the rename): removed, so that each kill does not leave a net's
-/// worth of disk behind. A file of a live process (this one's other writes too) is kept. On
-/// Linux, where a process is looked up in `/proc`; elsewhere they stay.
+/// worth of disk behind. Only a file untouched for [`STALE_TEMP`] whose process `/proc` does
+/// not show: a process this machine cannot see (another host sharing the folder, another PID
+/// namespace, `/proc` mounted with `hidepid`) still writes its file within that time. On Linux,
+/// with `/proc` mounted; elsewhere they stay.
 fn remove_dead_writers_files(target: &Path) {
     #[cfg(target_os = "linux")]
     {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
         let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
             return;
         };
@@ -97,7 +102,13 @@ fn remove_dead_writers_files(target: &Path) {
             else {
                 continue;
             };
-            if digits(pid) && digits(n) && !Path::new("/proc").join(pid).exists() {
+            let untouched = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE_TEMP);
+            if digits(pid) && digits(n) && untouched && !Path::new("/proc").join(pid).exists() {
                 let _ = std::fs::remove_file(e.path());
             }
         }
@@ -105,6 +116,10 @@ fn remove_dead_writers_files(target: &Path) {
     #[cfg(not(target_os = "linux"))]
     let _ = target;
 }
+
+/// How long a whole write's file must have been left untouched before a dead writer's is
+/// removed.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Whether a whole write of `path` could make its file: the one [`write_replacing_with`]
 /// makes beside it (through links) is made and removed again.
@@ -181,12 +196,18 @@ mod tests {
             let dead = dir.join("x.safetensors.tmp999999999-3");
             let live = dir.join(format!("x.safetensors.tmp{}-999", std::process::id()));
             let other = dir.join("y.safetensors.tmp999999999-3");
-            for f in [&dead, &live, &other] {
-                std::fs::write(f, b"half a net").unwrap();
+            let recent = dir.join("x.safetensors.tmp999999998-4");
+            let old = std::time::SystemTime::now() - 2 * STALE_TEMP;
+            for f in [&dead, &live, &other, &recent] {
+                let file = std::fs::File::create(f).unwrap();
+                if f != &recent {
+                    file.set_modified(old).unwrap();
+                }
             }
             write_replacing(&net, b"new net").unwrap();
-            assert!(!dead.exists() && live.exists() && other.exists());
-            for f in [&live, &other] {
+            // A recent one may be a writer this machine cannot see (another host's).
+            assert!(!dead.exists() && live.exists() && other.exists() && recent.exists());
+            for f in [&live, &other, &recent] {
                 std::fs::remove_file(f).unwrap();
             }
         }
