@@ -136,10 +136,22 @@ fn a_game_the_store_refused_is_learned_at_the_next_game() {
     e.isready();
     let store = Store::open_read_only(&db).unwrap();
     assert_eq!(store.game_count().unwrap(), 1);
-    // Once: the next game tries nothing again.
+    // Once: the next game tries nothing again (the store would count it once, but say so).
     e.send("ucinewgame");
     e.send("position startpos moves e2e4");
-    e.isready();
+    e.send("isready");
+    let lines = e.until(SECS(20), |l| l == "readyok");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("readyok"),
+        "{lines:?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("learned the game") || l.contains("already in")),
+        "{lines:?}"
+    );
     assert_eq!(store.game_count().unwrap(), 1);
     assert!(e.quit().success());
     let _ = std::fs::remove_dir_all(&dir);

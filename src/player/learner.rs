@@ -68,10 +68,15 @@ struct Refused {
     settings: LearnSettings,
     record: GameRecord,
     found: Vec<Remembered>,
+    /// Times it was refused.
+    tries: u32,
 }
 
 /// The most refused games kept: past it, the oldest is dropped (and the user told).
 const MAX_REFUSED: usize = 1000;
+/// A game refused this many times is dropped (and the user told): a game the store refuses for
+/// itself must not hold up the others for ever.
+const MAX_TRIES: u32 = 20;
 
 impl Learner {
     /// What happened since the last call that the user should hear: errors (`error: ...`)
@@ -116,7 +121,7 @@ impl Learner {
     /// learned if it is over, with the engine's last move when that ended it.
     pub fn finish(&mut self, settings: &LearnSettings, last: LastMove) {
         self.drain();
-        self.retry_refused();
+        self.retry_refused(settings);
         if settings.learning && self.tracked.is_some() {
             self.learn_if_over(settings, last);
         }
@@ -343,6 +348,7 @@ impl Learner {
                     settings: settings.clone(),
                     record,
                     found,
+                    tries: 1,
                 });
             }
         }
@@ -366,35 +372,43 @@ impl Learner {
         }
     }
 
-    /// The refused games again, oldest first, until the store refuses one again (it is kept,
-    /// with those after it). Each is written with its own searches' findings, not the
-    /// current game's.
-    fn retry_refused(&mut self) {
-        while !self.refused.is_empty() {
-            let Refused {
-                settings,
-                record,
-                found,
-            } = self.refused.remove(0);
-            let current = std::mem::replace(&mut self.found, found);
-            let path = path_of(&record.start, &record.moves);
-            let written = self.write(&settings, (Some(&record), None), &path, Some(record.result));
-            let found = std::mem::replace(&mut self.found, current);
+    /// The refused games again, oldest first. A store that refuses one again is not asked
+    /// for its later games this time (each try may wait for its busy timeout). Each is written
+    /// with its own searches' findings, not the current game's, and handed to the experience
+    /// evaluator now in use when it is the same store.
+    fn retry_refused(&mut self, now: &LearnSettings) {
+        let mut refusing: Vec<PathBuf> = Vec::new();
+        for mut r in std::mem::take(&mut self.refused) {
+            if refusing.contains(&r.settings.store) {
+                self.refused.push(r);
+                continue;
+            }
+            if r.settings.store == now.store {
+                r.settings.experience.clone_from(&now.experience);
+            }
+            let current = std::mem::replace(&mut self.found, std::mem::take(&mut r.found));
+            let path = path_of(&r.record.start, &r.record.moves);
+            let written = self.write(
+                &r.settings,
+                (Some(&r.record), None),
+                &path,
+                Some(r.record.result),
+            );
+            r.found = std::mem::replace(&mut self.found, current);
             match written {
-                Ok(learned) => self.learned(&settings, &record, learned),
+                Ok(learned) => self.learned(&r.settings, &r.record, learned),
+                Err(e) if r.tries + 1 >= MAX_TRIES => self.notes.push(format!(
+                    "error: the store refused a finished game ({} plies, {}) {MAX_TRIES} times: dropped ({e})",
+                    r.record.moves.len(),
+                    r.record.result.as_pgn()
+                )),
                 Err(e) => {
                     self.notes.push(format!(
                         "error: the store still refuses a finished game ({e}); kept"
                     ));
-                    self.refused.insert(
-                        0,
-                        Refused {
-                            settings,
-                            record,
-                            found,
-                        },
-                    );
-                    return;
+                    r.tries += 1;
+                    refusing.push(r.settings.store.clone());
+                    self.refused.push(r);
                 }
             }
         }
