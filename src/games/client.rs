@@ -157,6 +157,12 @@ impl EngineProcess {
             .find(|o| o.name.eq_ignore_ascii_case(name))
     }
 
+    /// `v` for the spin option `name` brought within the bounds the engine announced (a
+    /// default of the caller's, not a value the user asked for, fits the engine).
+    pub fn fit_spin(&self, name: &str, v: i64) -> i64 {
+        self.announced(name).map_or(v, |o| o.fit(v))
+    }
+
     pub fn has_option(&self, name: &str) -> bool {
         self.announced(name).is_some()
     }
@@ -181,7 +187,9 @@ impl EngineProcess {
                 };
                 // Most engines ignore a value outside what they announced (Stockfish keeps
                 // its default), and the match would play at settings no one asked for.
-                o.check(value).map_err(|why| refused(&self.name, why))?;
+                let value = o.check(value).map_err(|why| refused(&self.name, why))?;
+                self.set_option(option, &value)?;
+                continue;
             }
             self.set_option(option, value)?;
         }
@@ -497,37 +505,47 @@ impl Announced {
         a
     }
 
-    /// Whether `value` is one the engine said it takes (an option of a type not known here takes
-    /// anything).
-    fn check(&self, value: &str) -> Result<(), String> {
+    /// The value to send for `value` if it is one the engine said it takes (an option of a type
+    /// not known here takes anything): a check's `True` is sent as `true` (Stockfish reads
+    /// only the lower case), a combo entry as the engine spelled it.
+    fn check(&self, value: &str) -> Result<String, String> {
         let name = &self.name;
+        let v = value.trim();
         match self.kind.as_str() {
             "spin" => {
                 let (lo, hi) = (self.min.unwrap_or(i64::MIN), self.max.unwrap_or(i64::MAX));
-                match value.trim().parse::<i64>() {
-                    Ok(v) if (lo..=hi).contains(&v) => Ok(()),
+                match v.parse::<i64>() {
+                    Ok(n) if (lo..=hi).contains(&n) => Ok(n.to_string()),
                     _ => Err(format!(
                         "'{value}' is not a value of '{name}', a whole number from {lo} to {hi}"
                     )),
                 }
             }
-            "check" if !matches!(value.trim(), "true" | "false") => Err(format!(
-                "'{value}' is not a value of '{name}': true or false"
-            )),
-            "combo"
-                if !self.vars.is_empty()
-                    && !self
-                        .vars
-                        .iter()
-                        .any(|v| v.eq_ignore_ascii_case(value.trim())) =>
-            {
-                Err(format!(
-                    "'{value}' is not a value of '{name}', one of: {}",
-                    self.vars.join(", ")
-                ))
-            }
-            _ => Ok(()),
+            "check" => match v.to_ascii_lowercase().as_str() {
+                b @ ("true" | "false") => Ok(b.to_string()),
+                _ => Err(format!(
+                    "'{value}' is not a value of '{name}': true or false"
+                )),
+            },
+            "combo" if !self.vars.is_empty() => self
+                .vars
+                .iter()
+                .find(|e| e.eq_ignore_ascii_case(v))
+                .cloned()
+                .ok_or_else(|| {
+                    format!(
+                        "'{value}' is not a value of '{name}', one of: {}",
+                        self.vars.join(", ")
+                    )
+                }),
+            _ => Ok(value.to_string()),
         }
+    }
+
+    /// `v` brought within a spin's announced bounds (for values the user did not ask for).
+    fn fit(&self, v: i64) -> i64 {
+        let lo = self.min.unwrap_or(i64::MIN);
+        v.clamp(lo, self.max.unwrap_or(i64::MAX).max(lo))
     }
 }
 
@@ -561,17 +579,19 @@ mod tests {
             (skill.name.as_str(), skill.min, skill.max),
             ("Skill Level", Some(0), Some(20))
         );
-        assert!(skill.check("0").is_ok() && skill.check("20").is_ok());
+        assert!(skill.check("0").is_ok() && skill.check(" 20").as_deref() == Ok("20"));
+        assert_eq!((skill.fit(30), skill.fit(-3), skill.fit(7)), (20, 0, 7));
         for bad in ["30", "-1", "abc", "", "2.5"] {
             let e = skill.check(bad).unwrap_err();
             assert!(e.contains("from 0 to 20"), "{bad}: {e}");
         }
         let limit = Announced::parse("UCI_LimitStrength type check default false");
         assert!(limit.check("true").is_ok() && limit.check("false").is_ok());
+        assert_eq!(limit.check("True").as_deref(), Ok("true"));
         assert!(limit.check("maybe").unwrap_err().contains("true or false"));
         let combo = Announced::parse("Style type combo default Normal var Solid var Very Risky");
         assert_eq!(combo.vars, ["Solid", "Very Risky"]);
-        assert!(combo.check("very risky").is_ok());
+        assert_eq!(combo.check("very risky").as_deref(), Ok("Very Risky"));
         assert!(
             combo
                 .check("Normal")

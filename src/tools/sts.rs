@@ -196,14 +196,15 @@ fn start_engine(opts: &StsOptions) -> Result<EngineProcess, crate::games::Error>
             EngineProcess::start(&exe.to_string_lossy(), &["uci"])?
         }
     };
-    // Threads and Hash where the engine has them; the options asked for must all exist.
+    // Threads and Hash where the engine has them, within its bounds; the options asked for
+    // must all exist and take their values.
     let mut options: Vec<(String, String)> = [
-        ("Threads", opts.threads.to_string()),
-        ("Hash", opts.hash_mb.to_string()),
+        ("Threads", opts.threads as i64),
+        ("Hash", opts.hash_mb as i64),
     ]
     .into_iter()
     .filter(|(k, _)| e.has_option(k))
-    .map(|(k, v)| (k.to_string(), v))
+    .map(|(k, v)| (k.to_string(), e.fit_spin(k, v).to_string()))
     .collect();
     options.extend(opts.options.iter().cloned());
     e.set_options(&options, Duration::from_secs(30))?;
