@@ -721,6 +721,11 @@ fn a_candidate_of_other_settings_is_trained_again() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
-    assert!(err.contains("began from another generation-0 net"), "{err}");
+    assert!(
+        err.contains("began from another generation-0 net")
+            && err.contains("go on with --from")
+            && err.contains("learned-gen0.safetensors"),
+        "{err}"
+    );
     assert!(!err.contains("learn: play"), "{err}");
 }

@@ -473,7 +473,14 @@ pub fn gate(
         Err(Error::Games(crate::games::Error::Resume { why, .. })) => {
             // Its games are kept beside it, not written over (a changed --gate-games changes
             // the gate's openings: a rerun with the old value can still use them by hand).
-            let old = pgn.with_extension("pgn.old");
+            // A fresh name: an earlier change of settings kept its games too.
+            let old = (1..)
+                .map(|n| match n {
+                    1 => pgn.with_extension("pgn.old"),
+                    n => pgn.with_extension(format!("pgn.old{n}")),
+                })
+                .find(|p| !p.exists())
+                .unwrap_or_else(|| pgn.with_extension("pgn.old"));
             let kept = match std::fs::rename(&pgn, &old) {
                 Ok(()) => format!("; its games are kept in {}", old.display()),
                 Err(_) => String::new(),

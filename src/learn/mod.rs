@@ -187,12 +187,13 @@ pub fn current_net(store: &Store, dir: &Path, from: Option<&Path>) -> Result<Net
         // The work folder's games, candidate and gate are another starting net's: going on
         // would count them as this one's.
         return Err(Error::Other(format!(
-            "the work folder '{}' began from another generation-{g} net than {}: its candidate and gate are that net's, and the store's games of generation {g} were played by it; give the same --from, or start anew with another --dir and --db",
+            "the work folder '{}' began from another generation-{g} net than {}: its candidate and gate are that net's, and the store's games of generation {g} were played by it; go on with --from {}, or start anew with another --dir and --db",
             dir.display(),
             from.map_or("the embedded one".to_string(), |p| format!(
                 "'{}'",
                 p.display()
-            ))
+            )),
+            path.display()
         )));
     }
     if there.as_deref() != Some(&bytes[..]) {

@@ -357,11 +357,11 @@ pub fn train_value(
             }) / val.len() as f64
         };
         let train_loss = total / train.len().max(1) as f64;
-        if !train_loss.is_finite() {
+        if !train_loss.is_finite() || !(val.is_empty() || val_loss.is_finite()) {
             // A net whose weights went NaN would evaluate nothing: not written over the last
             // good epoch's file.
             return Err(Error::NoData(format!(
-                "training diverged in epoch {epoch} (loss {train_loss}): try a lower --lr"
+                "training diverged in epoch {epoch} (loss {train_loss}, validation loss {val_loss}): try a lower --lr"
             )));
         }
         let e = ValueEpoch {
