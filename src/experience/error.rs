@@ -68,11 +68,15 @@ pub enum Error {
     )]
     Empty { path: PathBuf },
     #[error(
-        "'{}' is an SQLite database of another application (no 'meta' table); refusing to use it",
+        "'{}' is a database of another application (tables, but no 'meta' table); refusing to use it",
         path.display()
     )]
     ForeignDatabase { path: PathBuf },
-    #[error("'{}' belongs to another application ({application:?}); refusing to use it", path.display())]
+    #[error(
+        "'{}' belongs to another application ({}); refusing to use it",
+        path.display(),
+        application.as_deref().map_or("its 'meta' table names none".to_string(), |a| format!("'{a}'"))
+    )]
     OtherApplication {
         path: PathBuf,
         application: Option<String>,

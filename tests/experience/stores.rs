@@ -397,6 +397,35 @@ fn postgres_bad_servers_are_clear_errors() {
         .unwrap()
         .get(0);
     assert_eq!(n, 1);
+    // Another application's own 'meta' table, with or without an 'application' key: refused
+    // before anything is made or written (the store's tables were made, and its keys written
+    // into that table).
+    for (name, rows) in [
+        ("foreign_meta", "('theme', 'dark')"),
+        ("other_app", "('application', 'other-app')"),
+    ] {
+        let db = server.new_db(name);
+        server.sql(
+            &db,
+            &format!(
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES {rows};
+                 CREATE TABLE users (id INTEGER)"
+            ),
+        );
+        fails_with(&db, "belongs to another application");
+        let mut c = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+        let count =
+            |c: &mut postgres::Client, sql: &str| -> i64 { c.query_one(sql, &[]).unwrap().get(0) };
+        assert_eq!(count(&mut c, "SELECT count(*) FROM meta"), 1, "{name}");
+        assert_eq!(
+            count(
+                &mut c,
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+            ),
+            2,
+            "{name}"
+        );
+    }
     // A store of a newer Deep Red: refused, its games kept.
     ok(&["import", "--db", &good, pgn.to_str().unwrap()]);
     let games_before = consistent(Path::new(&good));

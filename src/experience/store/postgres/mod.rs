@@ -43,10 +43,9 @@ pub fn redact(url: &str) -> String {
     let mut out = url.to_string();
     if let Some(scheme_end) = out.find("://") {
         let rest_start = scheme_end + 3;
-        let authority_end = out[rest_start..]
-            .find(['/', '?'])
-            .map_or(out.len(), |i| rest_start + i);
-        if let Some(at) = out[rest_start..authority_end].rfind('@') {
+        // The last '@' before the host: a password may hold a raw '/' or '?' (the client
+        // reads it so), and the user part then runs past the first of them.
+        if let Some(at) = out[rest_start..].rfind('@') {
             let userinfo = &out[rest_start..rest_start + at];
             if let Some(colon) = userinfo.find(':') {
                 let from = rest_start + colon + 1;
@@ -59,7 +58,8 @@ pub fn redact(url: &str) -> String {
         let query: Vec<String> = query
             .split('&')
             .map(|kv| {
-                if kv.to_ascii_lowercase().starts_with("password=") {
+                let key = kv.split('=').next().unwrap_or_default();
+                if kv.contains('=') && percent_decoded(key).eq_ignore_ascii_case("password") {
                     "password=***".to_string()
                 } else {
                     kv.to_string()
@@ -69,6 +69,30 @@ pub fn redact(url: &str) -> String {
         out = format!("{head}{}", query.join("&"));
     }
     out
+}
+
+/// `text` with its `%XX` escapes decoded (a bad escape kept as it is).
+fn percent_decoded(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// An open connection to the store's server.
@@ -143,6 +167,18 @@ impl PgStore {
         let has_meta = tables.iter().any(|t| t == "meta");
         if !tables.is_empty() && !has_meta {
             return Err(Error::ForeignDatabase { path });
+        }
+        if has_meta {
+            // Another application's `meta` table (tables of its own beside it) is refused
+            // before the store's tables are made and its keys written into it.
+            let application: Option<String> = client
+                .query_opt("SELECT value FROM meta WHERE key = 'application'", &[])
+                .ok()
+                .flatten()
+                .and_then(|r| r.try_get(0).ok());
+            if application.as_deref() != Some(APPLICATION) {
+                return Err(Error::OtherApplication { path, application });
+            }
         }
         if read_only {
             if !has_meta {
@@ -638,5 +674,19 @@ mod tests {
         );
         assert_eq!(redact("postgresql://h/db"), "postgresql://h/db");
         assert_eq!(redact("postgresql://a:b:c@h"), "postgresql://a:***@h");
+        // A raw '/' or '?' in the password, a parameter name escaped: the client reads a
+        // password from each (they were printed whole).
+        assert_eq!(
+            redact("postgresql://deepred:pa/ss@127.0.0.1:5432/m2"),
+            "postgresql://deepred:***@127.0.0.1:5432/m2"
+        );
+        assert_eq!(
+            redact("postgresql://deepred:pa?ss@h/db"),
+            "postgresql://deepred:***@h/db"
+        );
+        assert_eq!(
+            redact("postgresql://u@h/db?pass%77ord=x&user=u"),
+            "postgresql://u@h/db?password=***&user=u"
+        );
     }
 }
