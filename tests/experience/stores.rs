@@ -441,6 +441,31 @@ fn postgres_bad_servers_are_clear_errors() {
     assert_eq!(consistent(Path::new(&good)), games_before);
 }
 
+/// A server that takes the connection and then says nothing (a stopped one) is an error after
+/// twice the connection timeout: every command, and a UCI engine's `go`, waited for ever.
+#[test]
+fn a_server_that_never_answers_is_an_error_in_time() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accepts, holds the connection, answers nothing.
+    std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().take(4).collect();
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        drop(held);
+    });
+    let url = format!("postgresql://deepred@127.0.0.1:{port}/x?connect_timeout=1");
+    let start = std::time::Instant::now();
+    let out = deepred(&["experience", "stats", "--db", &url]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("did not answer within 2 s"), "{err}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 /// `prune` removes rare rows in one transaction and says the file's size before and after: the
 /// file itself (its log copied back), which a prune never makes larger.
 #[test]

@@ -71,6 +71,32 @@ pub fn redact(url: &str) -> String {
     out
 }
 
+/// Connects and logs in, or says the server did not answer: the client's `connect_timeout`
+/// covers only the socket's connection, and a server that takes it and then says nothing (a
+/// stopped or overloaded one) held every command, and a UCI engine's `go`, for ever. The
+/// connection runs on a thread of its own, left behind if it never ends.
+fn connect_within(config: Config, path: &Path) -> Result<Result<Client, postgres::Error>, Error> {
+    let limit = config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(Duration::from_secs(10))
+        * 2;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("postgres-connect".into())
+        .spawn(move || {
+            let _ = tx.send(config.connect(NoTls));
+        })
+        .map_err(|e| Error::Connect {
+            path: path.to_path_buf(),
+            detail: format!("cannot start a thread: {e}"),
+        })?;
+    rx.recv_timeout(limit).map_err(|_| Error::Connect {
+        path: path.to_path_buf(),
+        detail: format!("the server did not answer within {} s", limit.as_secs_f64()),
+    })
+}
+
 /// `text` with its `%XX` escapes decoded (a bad escape kept as it is).
 fn percent_decoded(text: &str) -> String {
     let b = text.as_bytes();
@@ -131,7 +157,7 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("deepred");
         }
-        let mut client = config.connect(NoTls).map_err(|e| {
+        let mut client = connect_within(config, &path)?.map_err(|e| {
             let detail = match e.as_db_error() {
                 Some(db) => format!("{}: {}", db.severity(), db.message()),
                 None => e.to_string(),
