@@ -439,6 +439,22 @@ fn postgres_bad_servers_are_clear_errors() {
         "UPDATE meta SET value = '4' WHERE key = 'schema_version'",
     );
     assert_eq!(consistent(Path::new(&good)), games_before);
+    // A user without rights on the store's tables: told so (it was "does not exist", since
+    // information_schema hides such tables).
+    server.sql(
+        &good,
+        "DROP ROLE IF EXISTS no_rights; CREATE ROLE no_rights LOGIN PASSWORD 'nr-pw'",
+    );
+    let no_rights = good.replace(&format!("deepred:{PASSWORD_IN_TESTS}@"), "no_rights:nr-pw@");
+    assert_ne!(no_rights, good);
+    let out = deepred(&["experience", "stats", "--db", &no_rights]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("permission denied") && !err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!err.contains("nr-pw"), "{err}");
 }
 
 /// A server that takes the connection and then says nothing (a stopped one) is an error after

@@ -179,11 +179,13 @@ impl PgStore {
             }
         })?;
         let e = |err| server_error(&path, err);
-        // Tables of this database's schema: refuse foreign ones before writing anything.
+        // Tables of this database's schema: refuse foreign ones before writing anything. From
+        // the catalogue, which lists them whatever the user's rights (`information_schema`
+        // hides the tables a user may not read: a store read without rights "did not exist").
         let tables: Vec<String> = client
             .query(
-                "SELECT table_name::text FROM information_schema.tables
-                 WHERE table_schema = current_schema()",
+                "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
                 &[],
             )
             .map_err(e)?
@@ -199,8 +201,7 @@ impl PgStore {
             // before the store's tables are made and its keys written into it.
             let application: Option<String> = client
                 .query_opt("SELECT value FROM meta WHERE key = 'application'", &[])
-                .ok()
-                .flatten()
+                .map_err(e)?
                 .and_then(|r| r.try_get(0).ok());
             if application.as_deref() != Some(APPLICATION) {
                 return Err(Error::OtherApplication { path, application });
