@@ -137,11 +137,17 @@ pub fn load_openings_mode(path: &std::path::Path, chess960: bool) -> Result<Vec<
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() < 4 {
+        // Blank lines and `#` comments are passed over; any other line is a position or an
+        // error (a line of fewer than four fields was passed over without a word).
+        if f.is_empty() || f[0].starts_with('#') {
             continue;
         }
-        let (halfmoves, fullmoves) = move_counters(&f[4..]);
-        let fen = format!("{} {halfmoves} {fullmoves}", f[..4].join(" "));
+        let fen = if f.len() < 4 {
+            f.join(" ")
+        } else {
+            let (halfmoves, fullmoves) = move_counters(&f[4..]);
+            format!("{} {halfmoves} {fullmoves}", f[..4].join(" "))
+        };
         match crate::chess::fen::parse_fen(&fen, chess960) {
             // A game from it would be over before a move: not an opening.
             Ok(p) if p.is_game_over() => {
@@ -546,6 +552,20 @@ mod tests {
             let fen = crate::chess::fen::fen_of(pos);
             assert!(fen.ends_with(&format!(" {counters}")), "{line}: {fen}");
         }
+    }
+
+    /// Blank lines and `#` comments are passed over; a line too short for a position is an
+    /// error naming it (it was passed over without a word, and the book quietly smaller).
+    #[test]
+    fn a_short_line_is_an_error_and_comments_are_not() {
+        let path = std::env::temp_dir().join(format!("deepred-short-{}.epd", std::process::id()));
+        let good = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
+        std::fs::write(&path, format!("# openings\n\n   \n{good}\n")).unwrap();
+        assert_eq!(load_openings(&path).unwrap().len(), 1);
+        std::fs::write(&path, format!("{good}\ngarbage line here\n")).unwrap();
+        let e = load_openings(&path).unwrap_err().to_string();
+        let _ = std::fs::remove_file(&path);
+        assert!(e.contains(":2:") && e.contains("garbage line here"), "{e}");
     }
 
     #[test]
