@@ -532,6 +532,52 @@ fn bad_input_is_a_clear_error() {
     );
 }
 
+/// A player whose connection the server ends (a restart, an administrator) connects again and
+/// plays on: it stopped with "connection closed", and a farm's every player had to be started
+/// again by hand.
+#[test]
+fn postgres_a_player_connects_again_when_the_server_ends_its_connection() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    let url = server.new_db("reconnect");
+    let db_name = url.rsplit('/').next().unwrap().to_string();
+    let dir = temp("reconnect");
+    let from = small_random_net(&dir);
+    let mut c = learn(
+        &dir.join("home"),
+        &url,
+        &dir.join("work"),
+        &from,
+        &["--play-only", "--max-games", "30", "--threads", "1"],
+    );
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let have = wait_for_games(Path::new(&url), 3, Duration::from_secs(60));
+    assert!(have >= 3, "{have}");
+    server.sql(
+        &server.url("postgres"),
+        &format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = '{db_name}' AND application_name = 'deepred'"
+        ),
+    );
+    let out = child.wait_with_output().unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("lost the store") && log.contains("connected to the store again"),
+        "{log}"
+    );
+    // Every game but the one under way when the connection went.
+    let games = wait_for_games(Path::new(&url), 30, Duration::ZERO);
+    assert!((29..=30).contains(&games), "{games}\n{log}");
+}
+
 #[test]
 fn postgres_a_farm_of_two_players_and_a_trainer() {
     let Some(server) = common::pg::server() else {

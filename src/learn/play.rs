@@ -210,11 +210,89 @@ fn player(
         if i >= limit {
             return Ok(());
         }
+        match one_game(opts, &mut store, &mut current, (salt, i), status) {
+            Ok(true) => {
+                added.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(false) => {}
+            // The server restarted or cut the connection: the game under way is lost, the
+            // player goes on once the server is back (it stopped, and a farm's every player
+            // had to be started again by hand).
+            Err(e) if server_gone(&e) => match reconnect(opts, status, &e)? {
+                Some(s) => store = s,
+                None => return Ok(()),
+            },
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether `e` says the store's server went away (restarted, the connection cut by the
+/// server or the network), not that it refused what was asked.
+fn server_gone(e: &Error) -> bool {
+    matches!(e, Error::Store(s) if store_gone(s))
+}
+
+/// [`server_gone`] of the store's own error: no connection, or one the server ended (class
+/// 57P, operator intervention: a shutdown) or lost (class 08, or no SQLSTATE at all).
+fn store_gone(e: &crate::experience::Error) -> bool {
+    use crate::experience::Error as E;
+    match e {
+        E::Connect { .. } => true,
+        E::Server { code, .. } => code
+            .as_deref()
+            .is_none_or(|c| c.starts_with("57P") || c.starts_with("08")),
+        _ => false,
+    }
+}
+
+/// How often, and how many times, a player tries to reach the store's server again.
+const RECONNECT_EVERY: Duration = Duration::from_secs(2);
+const RECONNECT_TRIES: u32 = 300;
+
+/// The store again after `lost` (`None`: stopped meanwhile), trying every
+/// [`RECONNECT_EVERY`] for about ten minutes.
+fn reconnect(
+    opts: &LearnOptions,
+    status: &(dyn Fn(&str) + Sync),
+    lost: &Error,
+) -> Result<Option<Store>, Error> {
+    status(&format!("play: lost the store ({lost}); connecting again"));
+    for _ in 0..RECONNECT_TRIES {
+        std::thread::sleep(RECONNECT_EVERY);
+        if stopped() {
+            return Ok(None);
+        }
+        match Store::open(&opts.store) {
+            Ok(s) => {
+                status("play: connected to the store again");
+                return Ok(Some(s));
+            }
+            Err(e) if store_gone(&e) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(Error::Other(format!(
+        "the store's server has not come back in {} s ({lost})",
+        (RECONNECT_EVERY * RECONNECT_TRIES).as_secs()
+    )))
+}
+
+/// One game of a player: the newest net first (a new one is loaded between games). Whether a
+/// new game was learned.
+fn one_game(
+    opts: &LearnOptions,
+    store: &mut Store,
+    current: &mut Option<(i64, SelfplayOptions, Player)>,
+    (salt, i): (u64, u64),
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<bool, Error> {
+    {
         // A new net between games: the store says which is newest, cheaply.
         let newest = store.latest_net_generation(crate::nn::net::Kind::Learned.name())?;
         let known = current.as_ref().map(|(g, _, _)| *g);
         if known.is_none() || newest.is_some_and(|g| Some(g) != known) {
-            let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
+            let net = current_net(store, &opts.dir, opts.from.as_deref())?;
             status(&format!(
                 "play: with generation {} ({})",
                 net.generation,
@@ -222,19 +300,17 @@ fn player(
             ));
             let evaluator = evaluator_of(&net)?;
             let player = Player::with_evaluator(evaluator.clone(), 16);
-            current = Some((
+            *current = Some((
                 net.generation,
                 selfplay_options(opts, &net, evaluator),
                 player,
             ));
         }
-        let Some((_, sp, player)) = current.as_mut() else {
-            continue; // unreachable: set above
-        };
-        if play_one(opts, &mut store, (sp, player), salt, i)? {
-            added.fetch_add(1, Ordering::SeqCst);
-        }
     }
+    let Some((_, sp, player)) = current.as_mut() else {
+        return Ok(false); // unreachable: set above
+    };
+    play_one(opts, store, (sp, player), salt, i)
 }
 
 /// A trainer without players of its own: waits until the store holds `need` games of `net`
