@@ -578,6 +578,74 @@ fn postgres_a_player_connects_again_when_the_server_ends_its_connection() {
     assert!((29..=30).contains(&games), "{games}\n{log}");
 }
 
+/// A trainer whose connection the server ends while it waits for the players connects again
+/// and trains once their games are there: it stopped with the server's error, and had to be
+/// started again by hand.
+#[test]
+fn postgres_a_trainer_connects_again_when_the_server_ends_its_connection() {
+    let Some(server) = common::pg::server() else {
+        return;
+    };
+    let url = server.new_db("retrain");
+    let db_name = url.rsplit('/').next().unwrap().to_string();
+    let dir = temp("retrain");
+    let from = small_random_net(&dir);
+    let trainer = learn(
+        &dir.join("home-trainer"),
+        &url,
+        &dir.join("work-trainer"),
+        &from,
+        &[
+            "--train-only",
+            "--rounds",
+            "1",
+            "--max-wait",
+            "120",
+            "--games",
+            "6",
+            "--threads",
+            "1",
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let start = Instant::now();
+    while !last_status(Path::new(&url)).contains("waiting for the players") {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the trainer never waited"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server.sql(
+        &server.url("postgres"),
+        &format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = '{db_name}' AND application_name = 'deepred'"
+        ),
+    );
+    run_ok(learn(
+        &dir.join("home-player"),
+        &url,
+        &dir.join("work-player"),
+        &from,
+        &["--play-only", "--max-games", "6", "--threads", "1"],
+    ));
+    let out = trainer.wait_with_output().unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("learn: lost the store")
+            && log.contains("learn: connected to the store again"),
+        "{log}"
+    );
+    assert!(log.contains("train: generation 1"), "{log}");
+    assert!(log.contains("1 candidates trained"), "{log}");
+}
+
 #[test]
 fn postgres_a_farm_of_two_players_and_a_trainer() {
     let Some(server) = common::pg::server() else {

@@ -162,6 +162,20 @@ impl Error {
             Error::Database { path, detail }
         }
     }
+
+    /// Whether this says the store's server went away (restarted, the connection cut by the
+    /// server or the network), not that it refused what was asked: no connection, or one the
+    /// server ended (SQLSTATE class 57P, operator intervention: a shutdown) or lost (class 08,
+    /// or no SQLSTATE at all). The same store opened again may work once the server is back.
+    pub fn server_gone(&self) -> bool {
+        match self {
+            Error::Connect { .. } => true,
+            Error::Server { code, .. } => code
+                .as_deref()
+                .is_none_or(|c| c.starts_with("57P") || c.starts_with("08")),
+            _ => false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -121,6 +121,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether this says the store's server went away (see
+    /// [`crate::experience::Error::server_gone`]): the loop connects again and goes on.
+    pub fn server_gone(&self) -> bool {
+        matches!(self, Error::Store(s) if s.server_gone())
+    }
+
     fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error + use<> {
         let path = path.to_path_buf();
         move |source| Error::Io { what, path, source }
@@ -236,6 +242,9 @@ pub struct LearnReport {
     pub games_played: u64,
     pub candidates: usize,
     pub promoted: Vec<i64>,
+    /// The last candidate counted (its parent's generation and attempt): a round gone through
+    /// again after a lost server counts its candidate once.
+    counted: Option<(i64, usize)>,
 }
 
 /// Runs the loop (or its part, by `opts.mode`) until `opts.generations` promotions, or until
@@ -326,13 +335,36 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
         report.games_played = play::play_forever(opts, status)?;
         return Ok(report);
     }
+    loop {
+        match rounds(opts, &mut report, status) {
+            Ok(()) => return Ok(report),
+            // The server restarted or cut the connection: every step resumes from what it
+            // wrote, so the loop goes on from the top once the server is back (a trainer
+            // stopped, and had to be started again by hand).
+            Err(e) if e.server_gone() => {
+                if play::reconnect(opts, status, &e)?.is_none() {
+                    return Ok(report);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The loop's rounds (train, gate, promote, record; and play in [`Mode::Full`]) until
+/// `opts.generations` promotions, `opts.rounds` candidates or a stop, counted into `report`.
+fn rounds(
+    opts: &LearnOptions,
+    report: &mut LearnReport,
+    status: &(dyn Fn(&str) + Sync),
+) -> Result<(), Error> {
     // A promotion whose record was cut short is recorded before anything else.
     {
         let store = Store::open(&opts.store)?;
         let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
         preflight(opts, &net)?;
-        // A promotion stopped between the store and the data folder (a kill, a full disk)
-        // reaches the data folder now, where `EvalFile auto` looks.
+        // A promotion stopped between the store and the data folder (a kill, a full disk, a
+        // lost server) reaches the data folder now, where `EvalFile auto` looks.
         if store
             .latest_net_generation(Kind::Learned.name())?
             .is_some_and(|g| g == net.generation)
@@ -346,7 +378,7 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
             || opts.generations.is_some_and(|n| report.promoted.len() >= n)
             || opts.rounds.is_some_and(|n| report.candidates >= n)
         {
-            return Ok(report);
+            return Ok(());
         }
         let mut store = Store::open(&opts.store)?;
         let net = current_net(&store, &opts.dir, opts.from.as_deref())?;
@@ -355,15 +387,18 @@ fn run_steps(opts: &LearnOptions, status: &(dyn Fn(&str) + Sync)) -> Result<Lear
         if opts.mode == Mode::Full {
             report.games_played += play::play_until(opts, &net, need, status)?;
         } else if !play::wait_for_games(opts, &store, &net, need, status)? {
-            return Ok(report);
+            return Ok(());
         }
         if stopped() {
-            return Ok(report);
+            return Ok(());
         }
         let candidate = gate::train(opts, &store, &net, attempt, status)?;
-        report.candidates += 1;
+        if report.counted != Some((net.generation, attempt)) {
+            report.counted = Some((net.generation, attempt));
+            report.candidates += 1;
+        }
         if stopped() {
-            return Ok(report);
+            return Ok(());
         }
         let verdict = gate::gate(opts, &net, &candidate, attempt, status)?;
         if verdict.promoted() {

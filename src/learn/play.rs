@@ -218,7 +218,7 @@ fn player(
             // The server restarted or cut the connection: the game under way is lost, the
             // player goes on once the server is back (it stopped, and a farm's every player
             // had to be started again by hand).
-            Err(e) if server_gone(&e) => match reconnect(opts, status, &e)? {
+            Err(e) if e.server_gone() => match reconnect(opts, status, &e)? {
                 Some(s) => store = s,
                 None => return Ok(()),
             },
@@ -227,37 +227,23 @@ fn player(
     }
 }
 
-/// Whether `e` says the store's server went away (restarted, the connection cut by the
-/// server or the network), not that it refused what was asked.
-fn server_gone(e: &Error) -> bool {
-    matches!(e, Error::Store(s) if store_gone(s))
-}
-
-/// [`server_gone`] of the store's own error: no connection, or one the server ended (class
-/// 57P, operator intervention: a shutdown) or lost (class 08, or no SQLSTATE at all).
-fn store_gone(e: &crate::experience::Error) -> bool {
-    use crate::experience::Error as E;
-    match e {
-        E::Connect { .. } => true,
-        E::Server { code, .. } => code
-            .as_deref()
-            .is_none_or(|c| c.starts_with("57P") || c.starts_with("08")),
-        _ => false,
-    }
-}
-
-/// How often, and how many times, a player tries to reach the store's server again.
+/// How often, and how many times, the loop tries to reach the store's server again.
 const RECONNECT_EVERY: Duration = Duration::from_secs(2);
 const RECONNECT_TRIES: u32 = 300;
 
 /// The store again after `lost` (`None`: stopped meanwhile), trying every
-/// [`RECONNECT_EVERY`] for about ten minutes.
-fn reconnect(
+/// [`RECONNECT_EVERY`] for about ten minutes. A player, a trainer and the whole loop all wait
+/// so for a server that restarted.
+pub(super) fn reconnect(
     opts: &LearnOptions,
     status: &(dyn Fn(&str) + Sync),
     lost: &Error,
 ) -> Result<Option<Store>, Error> {
-    status(&format!("play: lost the store ({lost}); connecting again"));
+    let who = match opts.mode {
+        super::Mode::PlayOnly => "play",
+        _ => "learn",
+    };
+    status(&format!("{who}: lost the store ({lost}); connecting again"));
     for _ in 0..RECONNECT_TRIES {
         std::thread::sleep(RECONNECT_EVERY);
         if stopped() {
@@ -265,10 +251,10 @@ fn reconnect(
         }
         match Store::open(&opts.store) {
             Ok(s) => {
-                status("play: connected to the store again");
+                status(&format!("{who}: connected to the store again"));
                 return Ok(Some(s));
             }
-            Err(e) if store_gone(&e) => {}
+            Err(e) if e.server_gone() => {}
             Err(e) => return Err(e.into()),
         }
     }

@@ -59,7 +59,8 @@ pub fn redact(url: &str) -> String {
             .split('&')
             .map(|kv| {
                 let key = kv.split('=').next().unwrap_or_default();
-                if kv.contains('=') && percent_decoded(key).eq_ignore_ascii_case("password") {
+                let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+                if kv.contains('=') && key.eq_ignore_ascii_case("password") {
                     "password=***".to_string()
                 } else {
                     kv.to_string()
@@ -95,30 +96,6 @@ fn connect_within(config: Config, path: &Path) -> Result<Result<Client, postgres
         path: path.to_path_buf(),
         detail: format!("the server did not answer within {} s", limit.as_secs_f64()),
     })
-}
-
-/// `text` with its `%XX` escapes decoded (a bad escape kept as it is).
-fn percent_decoded(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = b
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// An open connection to the store's server.
