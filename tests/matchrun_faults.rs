@@ -354,3 +354,77 @@ fn an_engine_that_writes_without_end_loses_and_costs_no_memory() {
     assert_eq!(games[0].tag("Termination"), Some("stalled connection"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Ctrl-C in a terminal (SIGINT to the whole process group: the runner and its engines) stops
+/// the match with the summary of the games finished, exit 130. The games under way, whose
+/// engines the signal killed, are dropped, not scored as crashes; `--resume` plays on. (The
+/// runner died with its engines, and printed no summary.)
+#[test]
+fn ctrl_c_stops_the_match_with_its_summary_and_drops_the_games_under_way() {
+    use std::os::unix::process::CommandExt;
+    let dir = temp_dir("ctrl-c");
+    let pgn = dir.join("m.pgn");
+    let me = common::command()
+        .get_program()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let args = |games: &str| {
+        [
+            "match",
+            "--opponent",
+            &me,
+            "--nodes",
+            "400",
+            "--max-plies",
+            "60",
+            "--concurrency",
+            "2",
+            "--pgn",
+            pgn.to_str().unwrap(),
+            "--games",
+            games,
+        ]
+        .map(String::from)
+    };
+    let child = common::command()
+        .args(args("200"))
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&pgn).map_or(0, |t| t.matches("[Result ").count()) < 3 {
+        assert!(start.elapsed().as_secs() < 120, "no games played");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{out}\n{err}");
+    assert!(err.contains("stopped by Ctrl-C"), "{err}");
+    let games = games_of(&pgn);
+    let n = games.len();
+    assert!((3..200).contains(&n), "{n}");
+    // The summary counts exactly the games on file, none of them a killed engine's forfeit.
+    assert!(out.contains(&format!(": {n} games,")), "{out}\n{err}");
+    for g in &games {
+        let t = g.tag("Termination").unwrap();
+        assert!(t == "normal" || t == "adjudication", "{t}: {err}");
+    }
+    let more = (n + 2).to_string();
+    let again = args(&more);
+    let mut again: Vec<&str> = again[1..].iter().map(String::as_str).collect();
+    again.push("--resume");
+    let (o, out, err) = run_match(&again);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains(&format!(": {} games,", n + 2)), "{out}");
+    assert_eq!(games_of(&pgn).len(), n + 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

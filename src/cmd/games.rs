@@ -243,6 +243,23 @@ pub fn run_match(args: MatchArgs) -> ExitCode {
     report_match(&opts, quiet)
 }
 
+/// The first Ctrl-C stops the match with its summary (the games under way dropped); the second
+/// ends the process at once. A handler that cannot be set leaves Ctrl-C as it was (said once).
+fn stop_on_ctrl_c() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static PRESSED: AtomicUsize = AtomicUsize::new(0);
+    let set = ctrlc::set_handler(|| {
+        if PRESSED.fetch_add(1, Ordering::SeqCst) > 0 {
+            std::process::exit(130);
+        }
+        deepred::games::matchrun::STOP.store(true, Ordering::SeqCst);
+        eprintln!("stopping: the games under way are dropped (Ctrl-C again to quit at once)");
+    });
+    if let Err(e) = set {
+        eprintln!("warning: Ctrl-C will end the match without its summary ({e})");
+    }
+}
+
 /// Plays the match of `opts`: a line per game (a progress bar when `quiet`), then the summary;
 /// exit 1 when it stopped before its games were played.
 fn report_match(opts: &deepred::games::matchrun::MatchOptions, quiet: bool) -> ExitCode {
@@ -253,6 +270,7 @@ fn report_match(opts: &deepred::games::matchrun::MatchOptions, quiet: bool) -> E
     } else {
         None
     };
+    stop_on_ctrl_c();
     let result = run(opts, |r, g| match &bar {
         Some(b) => b.set_position(r.tally.games() as u64),
         None => eprintln!("{}", game_line(r, g)),
@@ -266,6 +284,14 @@ fn report_match(opts: &deepred::games::matchrun::MatchOptions, quiet: bool) -> E
                 eprintln!("warning: {w}");
             }
             print!("{}", r.summary());
+            if r.interrupted {
+                eprintln!(
+                    "the match stopped after {} of {games} games: {}",
+                    r.tally.games(),
+                    r.stopped.as_deref().unwrap_or_default()
+                );
+                return ExitCode::from(130);
+            }
             match &r.stopped {
                 Some(why) => fail(format!(
                     "the match stopped after {} of {games} games: {why}",

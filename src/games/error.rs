@@ -67,4 +67,7 @@ pub enum Error {
     Game { round: usize, source: Box<Error> },
     #[error(transparent)]
     Experience(#[from] crate::experience::Error),
+    /// The match was stopped (Ctrl-C) while the game was played: it is dropped.
+    #[error("stopped")]
+    Stopped,
 }

@@ -9,7 +9,8 @@
 //! (`--learn`), and sums the result up with an Elo estimate and its 95% error bar from games
 //! (trinomial) and from game pairs (pentanomial); `--sprt` stops the match once a sequential
 //! probability ratio test on the pairs accepts a hypothesis; `--resume` counts the games
-//! already in the PGN file and plays the rest.
+//! already in the PGN file and plays the rest. Ctrl-C (under `deepred match`) stops it with the
+//! summary of the games finished.
 
 mod adjudication;
 mod clock;
@@ -24,6 +25,6 @@ pub use adjudication::{Adjudication, adjudicate};
 pub use clock::{GameClock, MoveLimit, TimeControl};
 pub use options::{EngineSpec, MatchOptions};
 pub use report::{Ending, GameOutcome, MatchReport, SprtState, game_line};
-pub use runner::run;
+pub use runner::{STOP, run};
 pub use sprt::{Sprt, Verdict};
 pub use stats::{Pentanomial, Tally, format_elo};

@@ -182,6 +182,8 @@ pub struct MatchReport {
     /// set up for a game, a PGN that could not be written), if it did: the report holds the
     /// games played until then.
     pub stopped: Option<String>,
+    /// Stopped by Ctrl-C ([`super::runner::STOP`]); `stopped` says so.
+    pub interrupted: bool,
 }
 
 impl MatchReport {

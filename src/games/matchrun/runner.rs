@@ -129,6 +129,10 @@ fn play_game(
         if let Some((r, ending)) = game_over(opts, start, &pos, &moves, &scores) {
             return Ok((r, ending, moves, evals));
         }
+        // Stopped (Ctrl-C): the game ends with the move under way, and is dropped.
+        if STOP.load(Ordering::SeqCst) {
+            return Err(Error::Stopped);
+        }
         let turn = pos.turn();
         let seat = if turn == Color::White {
             &mut *white
@@ -228,6 +232,37 @@ fn open_pgn(path: &std::path::Path) -> Result<std::fs::File, Error> {
     })
 }
 
+/// Stops the match (set by `deepred match`'s Ctrl-C handler): no game starts, and the games
+/// under way are dropped, not counted (a Ctrl-C in a terminal reaches the engines too, which
+/// die mid-game); [`run`] returns the report of the games finished, `interrupted` set.
+/// `--resume` plays the dropped games again. Without a handler (the loop's gate) it is never
+/// set: a Ctrl-C ends the process.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// How long a game that ended by a fault (an engine that died, a move not given) waits for a
+/// Ctrl-C to be seen before it counts: the signal reaches the engines and the handler at once,
+/// and an engine's death may be read first.
+const FAULT_GRACE: Duration = Duration::from_millis(300);
+
+/// Whether the match was stopped ([`STOP`]) before or while a game ending as `ending` was
+/// played: the game is then dropped.
+fn stopped_during(ending: Option<&Ending>) -> bool {
+    if STOP.load(Ordering::SeqCst) {
+        return true;
+    }
+    if ending.is_some_and(Ending::on_the_board) {
+        return false;
+    }
+    let until = Instant::now() + FAULT_GRACE;
+    while Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+        if STOP.load(Ordering::SeqCst) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Plays the match. `progress` is called after each game with the report so far.
 pub fn run(
     opts: &MatchOptions,
@@ -290,6 +325,7 @@ pub fn run(
         next: AtomicUsize::new(0),
         failed: Mutex::new(None),
         abort: AtomicBool::new(false),
+        dropped: AtomicUsize::new(0),
         store: Mutex::new(store),
         pgn_file,
         firsts: Mutex::new(Some((first_engine, first_opponent))),
@@ -310,8 +346,22 @@ pub fn run(
             s.spawn(|| state.play_games(&progress));
         }
     });
+    let dropped = state.dropped.into_inner();
     let mut report = state.report.into_inner().unwrap_or_else(|p| p.into_inner());
     report.games.sort_by_key(|g| g.round);
+    if STOP.load(Ordering::SeqCst) {
+        report.interrupted = true;
+        report.stopped = Some(format!(
+            "stopped by Ctrl-C; {dropped} game{} under way dropped ({})",
+            if dropped == 1 { "" } else { "s" },
+            if opts.pgn.is_some() {
+                "--resume plays the rest"
+            } else {
+                "without --pgn the games are not kept"
+            }
+        ));
+        return Ok(report);
+    }
     if let Some(e) = state.failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
         if report.games.is_empty() {
             return Err(e);
@@ -338,6 +388,8 @@ struct Match<'a> {
     /// The error that stopped the match, if one did.
     failed: Mutex<Option<Error>>,
     abort: AtomicBool,
+    /// Games under way when the match was stopped ([`STOP`]), not counted.
+    dropped: AtomicUsize,
     /// The store games are learned into (`None` without `--learn`, or after a failed write).
     store: Mutex<Option<Store>>,
     pgn_file: Option<Mutex<std::fs::File>>,
@@ -368,7 +420,10 @@ impl Match<'_> {
             // Under the report's lock: once the SPRT has decided, no game starts.
             let g = {
                 let r = self.report.lock().unwrap_or_else(|p| p.into_inner());
-                if self.abort.load(Ordering::SeqCst) || r.sprt_decided() {
+                if self.abort.load(Ordering::SeqCst)
+                    || STOP.load(Ordering::SeqCst)
+                    || r.sprt_decided()
+                {
                     break;
                 }
                 self.next.fetch_add(1, Ordering::SeqCst)
@@ -386,7 +441,12 @@ impl Match<'_> {
             } else {
                 (&mut opponent, &mut engine)
             };
-            let (result, ending, moves, evals) = match play_game(opts, &start, w, b) {
+            let played = play_game(opts, &start, w, b);
+            if stopped_during(played.as_ref().ok().map(|p| &p.1)) {
+                self.dropped.fetch_add(1, Ordering::SeqCst);
+                break;
+            }
+            let (result, ending, moves, evals) = match played {
                 Ok(x) => x,
                 Err(e) => {
                     *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Error::Game {
