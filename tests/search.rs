@@ -194,3 +194,27 @@ fn fifty_move_damping_shrinks_a_score_as_the_clock_runs() {
     assert_eq!(eval(&with_damping), eval(&plain));
     assert!(eval(&plain) > 100, "{}", eval(&plain));
 }
+
+/// `info time` counts from the `go` (the clock the time limits read: `Shared::reset_clock`),
+/// not from the search thread's start: what happened between them (threads set up, histories
+/// zeroed; here a pause) is time the GUI's clock counted, and `info time` left it out.
+#[test]
+fn reported_time_counts_from_the_go() {
+    use deepred::search::Event;
+    use std::sync::{Arc, Mutex};
+    let times = Arc::new(Mutex::new(Vec::new()));
+    let seen = times.clone();
+    let mut params = SearchParams::new(shakmaty::Chess::default(), Limits::depth(3));
+    params.reporter = Some(Arc::new(move |e: &Event| {
+        if let Event::Line { time_ms, .. } = e {
+            seen.lock().unwrap().push(*time_ms);
+        }
+    }));
+    let shared = Shared::default();
+    shared.reset_clock();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    search(&params, &shared, &TranspositionTable::new(1));
+    let times = times.lock().unwrap();
+    assert!(!times.is_empty());
+    assert!(times.iter().all(|&t| t >= 300), "{times:?}");
+}

@@ -103,6 +103,11 @@ impl<'a> Control<'a> {
         }
     }
 
+    /// Milliseconds since the clock of this move started (`go`; [`Shared::reset_clock`]).
+    pub fn elapsed_ms(&self) -> u64 {
+        self.shared.elapsed_ms()
+    }
+
     /// Counts a tablebase probe that answered.
     #[inline]
     pub fn count_tbhit(&self) {

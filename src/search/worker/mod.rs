@@ -7,7 +7,6 @@ mod prune;
 mod qsearch;
 
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 use shakmaty::{Chess, Move, Position};
 
@@ -256,7 +255,6 @@ impl<'a> Worker<'a> {
             lines: Vec::new(),
         };
         let mut prev_scores = vec![0i32; multipv];
-        let start = Instant::now();
         let mut reported_nodes = 0;
         let mut depth = 1;
         let mut tm = TimeManager::default();
@@ -309,7 +307,7 @@ impl<'a> Worker<'a> {
                 if self.id == 0 && params.reporter.is_some() {
                     self.control.flush_and_check();
                     let line = lines.last().expect("just pushed");
-                    reported_nodes = self.report_line(params, depth, pv_idx, line, start);
+                    reported_nodes = self.report_line(params, depth, pv_idx, line);
                 }
             }
             self.root_excluded.clear();
@@ -357,22 +355,18 @@ impl<'a> Worker<'a> {
         {
             for (pv_idx, line) in result.lines.iter().enumerate() {
                 self.seldepth = self.seldepth.max(line.pv.len());
-                self.report_line(params, result.depth as i32, pv_idx, line, start);
+                self.report_line(params, result.depth as i32, pv_idx, line);
             }
         }
         result
     }
 
     /// Reports one root line of iteration `depth` (main thread); returns the nodes it told.
-    fn report_line(
-        &self,
-        params: &SearchParams,
-        depth: i32,
-        pv_idx: usize,
-        line: &Line,
-        start: Instant,
-    ) -> u64 {
-        let time_ms = start.elapsed().as_millis() as u64;
+    fn report_line(&self, params: &SearchParams, depth: i32, pv_idx: usize, line: &Line) -> u64 {
+        // From the `go` (the clock the time limits read), not from this thread's start: the
+        // threads' setup before it (histories zeroed, helpers spawned) was left out of `info
+        // time`, and a GUI's clock counts it.
+        let time_ms = self.control.elapsed_ms();
         let nodes = self.control.total_nodes();
         if let Some(report) = &params.reporter {
             report(&Event::Line {
