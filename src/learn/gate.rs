@@ -259,8 +259,8 @@ pub fn train(
         (
             "data".to_string(),
             format!(
-                "the latest {} games of the experience store ({} taken), their {} positions evaluated by Deep Red's searches",
-                sum.games, sum.taken, sum.positions
+                "the latest {} games of the experience store ({} taken), their {} positions evaluated by Deep Red's searches (a share of {} held out for validation; `positions` counts the rest)",
+                sum.games, sum.taken, sum.positions, t.val_fraction
             ),
         ),
         ("loop_attempt".to_string(), attempt.to_string()),
