@@ -243,6 +243,38 @@ fn neural_commands_fail_cleanly() {
         "{err}"
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"the previous data set");
+    // Through a link, the link's file is replaced and the link stays; a pipe (like a device:
+    // `/dev/full` became a file of records) is refused and stays what it was.
+    let games_in = common::data("pgn/games/Nakamura_first500.pgn");
+    let link = dir.join("set-link.bin");
+    std::os::unix::fs::symlink(&out, &link).unwrap();
+    let fifo = dir.join("set.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (target, ok_wanted) in [(&link, true), (&fifo, false)] {
+        let (ok, _, err) = deepred(&[
+            "dataset",
+            "deepchess",
+            "--pgn",
+            games_in.to_str().unwrap(),
+            "--out",
+            target.to_str().unwrap(),
+        ]);
+        assert_eq!(ok, ok_wanted, "{target:?}: {err}");
+        if !ok {
+            assert!(err.contains("it is not a file"), "{err}");
+        }
+    }
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_ne!(std::fs::read(&out).unwrap(), b"the previous data set");
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+        &std::fs::symlink_metadata(&fifo).unwrap().file_type()
+    ));
     // An output that is an input (also by another name) is refused, the input untouched.
     let games = dir.join("games.pgn");
     std::fs::copy(common::data("pgn/games/Nakamura_first500.pgn"), &games).unwrap();
@@ -264,6 +296,8 @@ fn neural_commands_fail_cleanly() {
         std::fs::read(&games).unwrap(),
         std::fs::read(&store).unwrap(),
     );
+    let store_uri_ro = format!("file:{}?mode=ro", store.display());
+    let store_uri_authority = format!("file://localhost{}", store.display());
     for args in [
         vec![
             "dataset",
@@ -294,6 +328,32 @@ fn neural_commands_fail_cleanly() {
             "--db",
             store.to_str().unwrap(),
             "--polyglot",
+            store.to_str().unwrap(),
+        ],
+        // The store named by an SQLite URI, read-only or not, absolute or relative to the
+        // authority (the guard compared the URI's text, and the export wrote over the store).
+        vec![
+            "experience",
+            "export",
+            "--db",
+            &store_uri_ro,
+            "--polyglot",
+            store.to_str().unwrap(),
+        ],
+        vec![
+            "experience",
+            "export",
+            "--db",
+            &store_uri_authority,
+            "--epd",
+            same_store.to_str().unwrap(),
+        ],
+        vec![
+            "dataset",
+            "deepchess",
+            "--db",
+            &store_uri_ro,
+            "--out",
             store.to_str().unwrap(),
         ],
         // A plot drawn over the store it reads; an average over one of its nets.

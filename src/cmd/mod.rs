@@ -100,22 +100,25 @@ fn check_output(path: &std::path::Path, whole: bool) -> Result<(), String> {
 /// An output that is one of the command's inputs (the same file by another name too: a link,
 /// a hard link) would be destroyed by writing it: refused before anything is read or written.
 /// An SQLite input's log files (`-wal`, `-shm`, `-journal`) count as the input, whether or not
-/// they exist yet (SQLite would take the output for its log).
+/// they exist yet (SQLite would take the output for its log). A store named by an SQLite URI
+/// (`file:store.sqlite?mode=ro`) is its file.
 pub fn not_an_input<'a>(
     out: &std::path::Path,
     inputs: impl IntoIterator<Item = &'a std::path::Path>,
 ) -> Result<(), String> {
-    let sidecars = |i: &'a std::path::Path| {
-        ["", "-wal", "-shm", "-journal"].map(move |s| {
+    let sidecars = |i: &std::path::Path| {
+        ["", "-wal", "-shm", "-journal"].map(|s| {
             let mut p = i.as_os_str().to_owned();
             p.push(s);
             std::path::PathBuf::from(p)
         })
     };
     if inputs.into_iter().any(|i| {
-        sidecars(i)
-            .iter()
-            .any(|p| deepred::chess::files::one_file(out, p))
+        deepred::experience::location::store_file(i).is_some_and(|file| {
+            sidecars(&file)
+                .iter()
+                .any(|p| deepred::chess::files::one_file(out, p))
+        })
     }) {
         return Err(format!(
             "'{}' is also an input of this command: writing it would destroy it; choose another output",

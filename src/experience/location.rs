@@ -53,6 +53,33 @@ pub fn is_server_url(location: &Path) -> bool {
         .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
 }
 
+/// The file a store location names: itself, or the file of an SQLite URI
+/// (`file:store.sqlite?mode=ro`, `file:///home/me/store.sqlite`: the path between the scheme,
+/// with its empty or `localhost` authority, and the query, percent-decoded); `None` for a
+/// PostgreSQL server. The guards that keep an output off a command's inputs compare this file.
+pub fn store_file(location: &Path) -> Option<PathBuf> {
+    if is_server_url(location) {
+        return None;
+    }
+    let Some(rest) = location.to_str().and_then(|s| s.strip_prefix("file:")) else {
+        return Some(location.to_path_buf());
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let rest = match rest.strip_prefix("//") {
+        Some(after) => {
+            let slash = after.find('/').unwrap_or(after.len());
+            &after[slash..]
+        }
+        None => rest,
+    };
+    let bytes: Vec<u8> = percent_encoding::percent_decode_str(rest).collect();
+    #[cfg(unix)]
+    let path = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&bytes));
+    #[cfg(not(unix))]
+    let path = PathBuf::from(String::from_utf8_lossy(&bytes).into_owned());
+    Some(path)
+}
+
 /// Creates the data folder when `path` lies in it and it is missing (before a store is created
 /// there). Other folders are the user's to make: a missing one is an error that names the store.
 pub fn prepare(path: &Path) -> Result<(), Error> {

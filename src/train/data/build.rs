@@ -254,15 +254,27 @@ pub fn game_key(g: &PgnGame) -> u64 {
 
 /// Where the data set `out` is written until it is whole: `out` itself is replaced only by a
 /// finished data set with records, so a failed or empty build leaves the previous one.
+/// Through links: the file the links name is replaced, and the links stay (a link was
+/// replaced by a file, its target left as it was).
 fn partial(out: &Path) -> std::path::PathBuf {
-    let mut name = out.as_os_str().to_owned();
+    let mut name = crate::chess::files::link_target(out).into_os_string();
     name.push(".part");
     name.into()
 }
 
 /// A new data set file for `out` of `kind` (at [`partial`]), its header written (the record
-/// count comes at the end).
+/// count comes at the end). A data set is a file, written whole: a device, pipe or socket
+/// (`/dev/full`, `/dev/stdout`) is refused (the finished file was renamed over it: the device
+/// went, and a full disk said nothing).
 fn create(out: &Path, kind: Kind) -> Result<BufWriter<std::fs::File>, Error> {
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::Create {
+            path: out.to_path_buf(),
+            source: std::io::Error::other(
+                "it is not a file (a folder, a device, a pipe or a socket): a data set is written whole into a file",
+            ),
+        });
+    }
     let file = std::fs::File::create(partial(out)).map_err(|source| Error::Create {
         path: out.to_path_buf(),
         source,
@@ -305,7 +317,7 @@ fn finish(mut w: BufWriter<std::fs::File>, out: &Path, summary: Summary) -> Resu
             out.display()
         )));
     }
-    std::fs::rename(partial(out), out).map_err(werr)?;
+    std::fs::rename(partial(out), crate::chess::files::link_target(out)).map_err(werr)?;
     Ok(summary)
 }
 
