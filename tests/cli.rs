@@ -79,10 +79,25 @@ fn import_fails_on_unreadable_or_unlearnable_input() {
     let folder = dir.to_str().unwrap().to_string();
     let empty = dir.join("empty.pgn");
     std::fs::write(&empty, " \n\n").unwrap();
+    // Not one file to read: refused before the store is opened, so that a name mistyped
+    // makes no store (an empty one was left behind).
+    for files in [
+        vec!["/nonexistent.pgn"],
+        vec![folder.as_str(), "/nonexistent.pgn"],
+    ] {
+        let mut args = vec!["import", "--db", db.to_str().unwrap()];
+        args.extend(&files);
+        let (ok, out, err) = deepred(&args);
+        assert!(!ok, "{files:?}: {out}");
+        assert!(
+            err.contains("deepred: no file could be read; the store was not opened")
+                && err.contains("cannot read"),
+            "{files:?}: {err}"
+        );
+        assert!(!db.exists(), "{files:?}");
+    }
     for (files, want) in [
-        (vec!["/nonexistent.pgn"], "1 file(s) could not be read"),
         (vec![empty.to_str().unwrap()], "no game in '"),
-        (vec![folder.as_str()], "1 file(s) could not be read"),
         (vec![binary.to_str().unwrap()], "no game could be learned"),
         (
             vec![good.to_str().unwrap(), "/nonexistent.pgn"],
@@ -326,6 +341,9 @@ fn every_subcommand_exits_quietly_on_a_closed_pipe() {
         vec!["--help"],
         vec!["experience", "stats", "--db", db],
         vec!["experience", "show", "--db", db],
+        // An export into the pipe (it said "Broken pipe" and exited 1).
+        vec!["experience", "export", "--db", db, "--pgn", "/dev/stdout"],
+        vec!["experience", "export", "--db", db, "--epd", "/dev/stdout"],
     ];
     for args in cases {
         let mut child = common::command()

@@ -19,6 +19,23 @@ use crate::cli::{
 };
 
 pub fn import(a: ImportArgs) -> ExitCode {
+    // Not one file to read (a name mistyped): said before the store is opened, which makes a
+    // new store (an empty one was left behind, the default store too).
+    let unreadable: Vec<String> = a
+        .pgn
+        .iter()
+        .filter_map(|p| {
+            deepred::experience::import::open_input(p)
+                .err()
+                .map(|e| format!("{}: cannot read: {e}", p.display()))
+        })
+        .collect();
+    if unreadable.len() == a.pgn.len() {
+        for u in &unreadable {
+            eprintln!("skipped: {u}");
+        }
+        return fail("no file could be read; the store was not opened");
+    }
     let mut store = match Store::open(&a.db) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -314,7 +331,7 @@ fn export(a: ExportArgs) -> ExitCode {
     };
     if let Some(p) = &a.bullet {
         match export_bullet(&store, &a.positions, p) {
-            Ok(n) => println!("{}: {n} positions", p.display()),
+            Ok(n) => eprintln!("{}: {n} positions", p.display()),
             Err(e) => return fail(e),
         }
         if a.polyglot.is_none() && a.epd.is_none() && a.pgn.is_none() {
@@ -323,7 +340,7 @@ fn export(a: ExportArgs) -> ExitCode {
     }
     if let Some(p) = &a.pgn {
         match export_pgn(&store, p) {
-            Ok((written, without)) => println!(
+            Ok((written, without)) => eprintln!(
                 "{}: {written} games ({without} learned before the store kept moves left out)",
                 p.display()
             ),
@@ -339,9 +356,9 @@ fn export(a: ExportArgs) -> ExitCode {
     };
     if let Some(p) = &a.polyglot {
         if let Err(e) = write_polyglot(p, &entries) {
-            return fail(format!("cannot write '{}': {e}", p.display()));
+            return fail(write_error(p, e));
         }
-        println!(
+        eprintln!(
             "{}: {} entries, {} positions (moves with at least {} games, up to ply {})",
             p.display(),
             entries.len(),
@@ -352,9 +369,9 @@ fn export(a: ExportArgs) -> ExitCode {
     }
     if let Some(p) = &a.epd {
         if let Err(e) = write_epd(p, &positions) {
-            return fail(format!("cannot write '{}': {e}", p.display()));
+            return fail(write_error(p, e));
         }
-        println!("{}: {} positions", p.display(), positions.len());
+        eprintln!("{}: {} positions", p.display(), positions.len());
     }
     ExitCode::SUCCESS
 }
@@ -413,6 +430,16 @@ pub fn store_positions(
     Ok(boards)
 }
 
+/// Why an export could not be written; an export into a pipe whose reader went away
+/// (`--pgn /dev/stdout | head`) stops quietly instead, as every command does when the reader
+/// of its output goes away (it said "Broken pipe" and exited 1).
+fn write_error(out: &std::path::Path, e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    format!("cannot write '{}': {e}", out.display())
+}
+
 /// `export --bullet`: the store's training positions as bulletformat records; how many.
 fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Result<u64, String> {
     let f = position_filter(a)?;
@@ -425,7 +452,7 @@ fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Resu
             .iter()
             .try_for_each(|b| w.write_all(&deepred::chess::bullet::to_bytes(b)))
     })
-    .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+    .map_err(|e| write_error(out, e))?;
     Ok(boards.len() as u64)
 }
 
@@ -475,7 +502,7 @@ fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String
         written += 1;
     }
     deepred::chess::files::write_replacing(out, text.as_bytes())
-        .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+        .map_err(|e| write_error(out, e))?;
     Ok((written, without))
 }
 

@@ -157,13 +157,7 @@ pub fn import(
         // Produce batches; stops early if the writer has failed (the channel is closed).
         'files: for f in files {
             let name = f.display().to_string();
-            let opened = std::fs::File::open(f).and_then(|file| {
-                if file.metadata()?.is_dir() {
-                    return Err(std::io::Error::other("it is a folder"));
-                }
-                Ok(file)
-            });
-            let games = match opened {
+            let games = match open_input(f) {
                 Ok(file) => read_games(std::io::BufReader::with_capacity(1 << 20, file)),
                 Err(e) => {
                     report.skipped.push(format!("{name}: cannot read: {e}"));
@@ -211,4 +205,14 @@ pub fn import(
     store.set_autocheckpoint(None)?;
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// A PGN file to import, opened for reading (a folder is refused: it opens, then cannot be
+/// read).
+pub fn open_input(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::File::open(path)?;
+    if file.metadata()?.is_dir() {
+        return Err(std::io::Error::other("it is a folder"));
+    }
+    Ok(file)
 }
