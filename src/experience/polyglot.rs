@@ -117,7 +117,8 @@ fn write_epd_lines(out: &mut dyn Write, positions: &[KnownPosition]) -> std::io:
         };
         let fen = fen_of(pos);
         let epd: Vec<&str> = fen.split_whitespace().take(4).collect();
-        let san = shakmaty::san::San::from_move(pos, best.mv);
+        // With its check or mate sign, as SAN and EPD write a move (`Bb5+`, not `Bb5`).
+        let san = shakmaty::san::SanPlus::from_move(pos.clone(), best.mv);
         writeln!(
             out,
             "{} bm {san}; c0 \"{} {} games, confidence {:.1}%\";",
@@ -137,6 +138,34 @@ mod tests {
 
     fn mv(pos: &Chess, uci: &str) -> Move {
         uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
+    }
+
+    /// `bm` is the move in SAN with its check or mate sign (it had none).
+    #[test]
+    fn epd_best_moves_carry_their_check_signs() {
+        let entry = |pos: &Chess, uci: &str| BookEntry {
+            key: hash_of(pos),
+            mv: mv(pos, uci),
+            weight: 40_000,
+            games: 3,
+        };
+        let check = crate::chess::fen::parse_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", false).unwrap();
+        let mate =
+            crate::chess::fen::parse_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", false).unwrap();
+        let quiet = Chess::default();
+        let positions = vec![
+            (check.clone(), vec![entry(&check, "a1a8")]),
+            (mate.clone(), vec![entry(&mate, "a1a8")]),
+            (quiet.clone(), vec![entry(&quiet, "e2e4")]),
+        ];
+        let mut out = Vec::new();
+        write_epd_lines(&mut out, &positions).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let bms: Vec<&str> = text
+            .lines()
+            .map(|l| l.split(" bm ").nth(1).unwrap().split(';').next().unwrap())
+            .collect();
+        assert_eq!(bms, ["Ra8+", "Ra8#", "e4"], "{text}");
     }
 
     #[test]

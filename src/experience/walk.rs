@@ -176,6 +176,10 @@ mod tests {
         let growth = s.growth().unwrap();
         assert_eq!(growth.len(), 2);
         assert_eq!((growth[1].1, growth[1].2), (2, 10));
+        // A threshold past any count the store keeps (2^63 and more) prunes every row not
+        // kept; it wrapped to a negative number, and pruned none.
+        let all = s.prune(&HashSet::new(), u64::MAX).unwrap();
+        assert_eq!((all.rows_before, all.rows_removed), (3, 3));
         let (before, after) = s.vacuum().unwrap();
         assert!(after <= before, "{before} -> {after}");
         drop(s);

@@ -415,7 +415,7 @@ impl Tx for SqliteTx<'_> {
             ))
             .map_err(self.e())?;
         let rows = stmt
-            .query_map([min_games as i64], |r| {
+            .query_map([i64::try_from(min_games).unwrap_or(i64::MAX)], |r| {
                 Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
             })
             .map_err(self.e())?;

@@ -229,7 +229,7 @@ impl Tx for PgTx<'_, '_> {
                      WHERE white_wins + black_wins + draws < $1",
                     table(mover)
                 ),
-                &[&(min_games as i64)],
+                &[&i64::try_from(min_games).unwrap_or(i64::MAX)],
             )
             .map_err(self.e())?;
         Ok(rows
