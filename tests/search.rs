@@ -218,3 +218,34 @@ fn reported_time_counts_from_the_go() {
     assert!(!times.is_empty());
     assert!(times.iter().all(|&t| t >= 300), "{times:?}");
 }
+
+/// A node limit stops the search there, once its first iteration is done: the limit was looked
+/// at every 256 nodes (`NodeFlush`), so `go nodes 300` searched 512, and every strength cap of
+/// `UCI_Elo` below 256 nodes searched 256 (1350 played as 1500, and each game the same).
+#[test]
+fn a_node_limit_stops_at_its_nodes_after_the_first_iteration() {
+    let tt = TranspositionTable::new(1);
+    let limited = |pos: shakmaty::Chess, nodes: u64| {
+        tt.clear();
+        let limits = Limits {
+            nodes: Some(nodes),
+            ..Default::default()
+        };
+        search(&SearchParams::new(pos, limits), &Shared::default(), &tt)
+    };
+    for nodes in [300, 700, 5_000] {
+        let r = limited(shakmaty::Chess::default(), nodes);
+        assert!(
+            (nodes..nodes + 8).contains(&r.nodes),
+            "{nodes}: {}",
+            r.nodes
+        );
+        assert!(r.depth >= 2, "{nodes}: depth {}", r.depth);
+    }
+    // One node: the first iteration is still searched whole (a limit that cut it would play a
+    // move no search chose).
+    let r = limited(shakmaty::Chess::default(), 1);
+    assert_eq!(r.depth, 1);
+    assert!(r.nodes >= 20, "{}", r.nodes);
+    assert!(r.best.is_some());
+}

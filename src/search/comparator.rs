@@ -19,7 +19,6 @@
 
 use std::cell::OnceCell;
 use std::rc::Rc;
-use std::time::Instant;
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Square};
 
@@ -591,7 +590,6 @@ pub fn search(
         tbhits: 0,
         lines: Vec::new(),
     };
-    let start = Instant::now();
     for depth in 1..=max_depth {
         s.seldepth = 0;
         s.pv.clear(0);
@@ -640,9 +638,10 @@ pub fn search(
             score,
             pv: best_pv.clone(),
         }];
+        s.control.first_iteration_done();
         s.control.flush_and_check();
         if let Some(report) = &params.reporter {
-            let time_ms = start.elapsed().as_millis() as u64;
+            let time_ms = s.control.elapsed_ms();
             let nodes = s.control.total_nodes();
             report(&Event::Line {
                 depth: depth as u32,

@@ -20,6 +20,15 @@ pub(super) struct Control<'a> {
     /// Nodes of this thread.
     pub nodes: u64,
     unflushed: u64,
+    /// The main thread's nodes to the node limit, as the shared count last stood: it flushes
+    /// and checks when it gets there, not only every `interval` nodes (`go nodes 100` searched
+    /// 256, and `UCI_Elo` 1350's cap of about 47 nodes was 256: 1350 and 1500 played alike,
+    /// and each game the same). Counted once the first iteration is done
+    /// ([`Control::first_iteration_done`]): a node limit never stops a search before it has a
+    /// move it searched.
+    to_limit: u64,
+    /// The first iteration is done: the node limit applies.
+    node_limit_on: bool,
     /// Set once the search must end; every node returns at once after it.
     pub stopped: bool,
 }
@@ -42,6 +51,8 @@ impl<'a> Control<'a> {
             interval,
             nodes: 0,
             unflushed: 0,
+            to_limit: u64::MAX,
+            node_limit_on: false,
             stopped: false,
         }
     }
@@ -61,12 +72,21 @@ impl<'a> Control<'a> {
         self.check();
     }
 
+    /// The search's first iteration is done: from here the node limit stops it (at once if
+    /// it is already past it).
+    pub fn first_iteration_done(&mut self) {
+        if !self.node_limit_on {
+            self.node_limit_on = true;
+            self.flush_and_check();
+        }
+    }
+
     /// Counts a node and, every `interval` nodes, checks the limits.
     #[inline]
     pub fn count_node(&mut self) {
         self.nodes += 1;
         self.unflushed += 1;
-        if self.unflushed >= self.interval {
+        if self.unflushed >= self.interval || self.unflushed >= self.to_limit {
             self.flush();
             self.check();
         }
@@ -83,10 +103,14 @@ impl<'a> Control<'a> {
             return;
         }
         if let Some(n) = self.limits.nodes
-            && self.shared.nodes.load(Ordering::Relaxed) >= n
+            && self.node_limit_on
         {
-            self.stop_all();
-            return;
+            let counted = self.shared.nodes.load(Ordering::Relaxed);
+            if counted >= n {
+                self.stop_all();
+                return;
+            }
+            self.to_limit = n - counted;
         }
         if let Some(b) = self.budget
             && !self.shared.pondering.load(Ordering::Relaxed)
