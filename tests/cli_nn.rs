@@ -221,9 +221,32 @@ fn neural_commands_fail_cleanly() {
         !ok && err.contains("'/tmp': no game could be read") && err.contains("directory"),
         "{err}"
     );
-    // selfplay's move limits are one or another, as the docs say (both were taken).
+    // selfplay's move limits are one or another, as the docs say (both were taken); so are
+    // play's (--depth 3 --nodes 100 was taken).
     let (ok, _, err) = deepred(&["selfplay", "--nodes", "100", "--depth", "3"]);
     assert!(!ok && err.contains("cannot be used with"), "{err}");
+    let (ok, _, err) = deepred(&["play", "--depth", "3", "--nodes", "100"]);
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
+    // wdl-fit's --positions below what a fit needs is refused by the arguments (it sampled
+    // them, then said the games held too few).
+    let (ok, _, err) = deepred(&["wdl-fit", "--pgn", "/tmp", "--positions", "50"]);
+    assert!(!ok && err.contains("--positions"), "{err}");
+    // A net of one kind whose file says another: eval fails, naming what is missing (it said
+    // "learned: unavailable" and exited 0).
+    {
+        use deepred::nn::net::Kind;
+        use deepred::nn::random;
+        let layout = random::layout(Kind::DeepPink);
+        let bytes = random::serialize(
+            &random::tensors(&layout, 3),
+            random::metadata(Kind::Learned, &layout),
+        )
+        .unwrap();
+        let mislabelled = temp("mislabelled.safetensors");
+        std::fs::write(&mislabelled, bytes).unwrap();
+        let (ok, out, err) = deepred(&["eval", "--eval-file", &mislabelled]);
+        assert!(!ok && err.contains("tensor"), "{out}{err}");
+    }
     // Input with no game: an error, and the data set already there is left as it was.
     let dir = std::env::temp_dir().join(format!("deepred-cli-nn-empty-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

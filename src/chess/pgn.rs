@@ -497,18 +497,25 @@ pub fn write_pgn_annotated(
     use shakmaty::san::SanPlus;
     let result_text = result.map_or("*", GameResult::as_pgn);
     let mut out = String::new();
+    // A tag's value on one line: a line end or other control character (a file name learned
+    // as a game's source) became a line of its own, and the game could not be read back.
     let tag = |out: &mut String, k: &str, v: &str| {
+        let v: String = v
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
         out.push_str(&format!(
             "[{k} \"{}\"]\n",
             v.replace('\\', "\\\\").replace('"', "\\\"")
         ));
     };
-    // The seven tags every PGN game has; one not known (missing or empty) in PGN's own form.
+    // The seven tags every PGN game has; one not known (missing, empty or "?") in PGN's own
+    // form (a date "?" is "????.??.??").
     for key in ["Event", "Site", "Date", "Round", "White", "Black"] {
         let unknown = if key == "Date" { "????.??.??" } else { "?" };
         let v = tags
             .iter()
-            .find(|(k, v)| *k == key && !v.is_empty())
+            .find(|(k, v)| *k == key && !v.is_empty() && v.as_str() != "?")
             .map_or(unknown, |(_, v)| v.as_str());
         tag(&mut out, key, v);
     }
@@ -598,17 +605,19 @@ mod tests {
     }
 
     /// The seven tags are always there; one not known (missing, or empty as a self-play game's
-    /// date is in the store) is written in PGN's form for it, not as `""`.
+    /// date is in the store, or "?") is written in PGN's form for it, not as `""` (a date "?"
+    /// was written as `"?"`).
     #[test]
     fn unknown_tags_are_written_as_pgn_says() {
         let tags = [
-            ("Event", "x".to_string()),
-            ("Date", String::new()),
+            ("Event", "x\nline.pgn".to_string()),
+            ("Date", "?".to_string()),
             ("White", String::new()),
         ];
         let text = write_pgn_annotated(&Chess::default(), &[], None, &tags, &[]);
         for line in [
-            "[Event \"x\"]",
+            // A line end in a value stays on the tag's line.
+            "[Event \"x line.pgn\"]",
             "[Site \"?\"]",
             "[Date \"????.??.??\"]",
             "[Round \"?\"]",

@@ -177,10 +177,10 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value_t = HumanSide::White)]
     pub human: HumanSide,
     /// Engine milliseconds per move (the default limit when no other is given: 1000).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["depth", "nodes"])]
     pub movetime: Option<u64>,
     /// Engine depth per move.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "nodes")]
     pub depth: Option<u32>,
     /// Engine nodes per move.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]

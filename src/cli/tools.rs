@@ -48,8 +48,8 @@ pub struct WdlFitArgs {
     /// PGN files of finished games (Deep Red's own, e.g. from `deepred selfplay --pgn`).
     #[arg(long, required = true, num_args = 1..)]
     pub pgn: Vec<std::path::PathBuf>,
-    /// Positions sampled at most.
-    #[arg(long, default_value_t = 20_000)]
+    /// Positions sampled at most (at least 100: fewer are too few to fit).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(100..))]
     pub positions: usize,
     /// Search depth of each position.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=30))]

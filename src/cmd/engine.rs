@@ -64,11 +64,25 @@ pub fn eval(a: EvalArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    // A net asked for by name must be one: the report would only say "unavailable".
-    if let Some(f) = &a.eval_file
-        && let Err(e) = deepred::nn::net::NetFile::load(f, None)
-    {
-        return fail(e);
+    // A net asked for by name must be one, and load as the evaluator of its kind (a learned
+    // net missing a tensor, a Deep Pink net whose cp_scale is no number): the report would only
+    // say "unavailable", with exit status 0.
+    if let Some(f) = &a.eval_file {
+        let kind = match deepred::nn::net::NetFile::load(f, None) {
+            Ok(net) => net.kind,
+            Err(e) => return fail(e),
+        };
+        let ctx = eval::EvalContext {
+            eval_file: Some(f.clone()),
+            ..Default::default()
+        };
+        if let Some(ek) = eval::EvalKind::ALL
+            .into_iter()
+            .find(|k| k.net() == Some(kind))
+            && let Err(e) = eval::build(ek, &ctx)
+        {
+            return fail(e);
+        }
     }
     // So must a store: one named that is missing, or any that is not a store (the report said
     // "unavailable" and the exit status was 0). The default store may not exist yet.

@@ -88,7 +88,7 @@ pub fn wdl_fit(a: WdlFitArgs) -> ExitCode {
     };
     if samples.len() < 100 {
         return fail(format!(
-            "only {} positions in the games: too few to fit",
+            "only {} positions in the games (not in check, not decided by a mate score): too few to fit, at least 100 are needed",
             samples.len()
         ));
     }
