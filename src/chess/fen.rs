@@ -77,6 +77,34 @@ pub fn parse_fen(fen: &str, chess960: bool) -> Result<Chess, Error> {
     }
 }
 
+/// What [`parse_fen`] dropped of `fen` to read it as `pos` (leniently, as Stockfish and
+/// python-chess do): castling rights the board contradicts, an en passant square no pawn can
+/// have just passed. Empty when nothing was (or `fen` does not parse).
+pub fn dropped_by_reading(fen: &str, pos: &Chess) -> Vec<String> {
+    let Ok(parsed) = fen.trim().parse::<Fen>() else {
+        return Vec::new();
+    };
+    let setup = parsed.as_setup();
+    let mut dropped = Vec::new();
+    let kept = pos.castles().castling_rights();
+    let lost = setup.castling_rights & !kept;
+    if lost.any() {
+        let squares: Vec<String> = lost.into_iter().map(|sq| sq.to_string()).collect();
+        dropped.push(format!(
+            "castling rights with the rooks of {} dropped: the board contradicts them",
+            squares.join(", ")
+        ));
+    }
+    if let Some(ep) = setup.ep_square
+        && pos.ep_square(EnPassantMode::Always).is_none()
+    {
+        dropped.push(format!(
+            "en passant square {ep} dropped: no pawn can have just passed it"
+        ));
+    }
+    dropped
+}
+
 /// The FEN of `pos` (en passant square only when a capture is legal).
 pub fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
@@ -109,8 +137,23 @@ mod tests {
                 "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
             ),
         ] {
-            assert_eq!(fen_of(&parse_fen(given, false).unwrap()), read, "{given}");
+            let pos = parse_fen(given, false).unwrap();
+            assert_eq!(fen_of(&pos), read, "{given}");
+            // Each is said (a GUI's user is told, over UCI, what was not read).
+            assert_eq!(dropped_by_reading(given, &pos).len(), 1, "{given}");
         }
+        let start = parse_fen(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            false,
+        )
+        .unwrap();
+        assert!(
+            dropped_by_reading(
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+                &start
+            )
+            .is_empty()
+        );
         // A Chess960 position with one slip (an impossible en passant square) stays one, its
         // castling rights kept: read as standard chess, they were all dropped.
         let slip = parse_fen("4k3/8/8/8/8/8/8/R4K1R w HA e6 0 1", false).unwrap();

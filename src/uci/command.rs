@@ -18,6 +18,9 @@ pub struct Game {
     /// The position the moves started from, and the moves.
     pub start: Chess,
     pub moves: Vec<Move>,
+    /// What the FEN's reading dropped (castling rights the board contradicts, an impossible
+    /// en passant square): see [`crate::chess::fen::dropped_by_reading`].
+    pub dropped: Vec<String>,
 }
 
 /// Parses `position startpos|fen F [moves ...]` (the tokens after `position`).
@@ -28,9 +31,15 @@ pub fn parse_position(args: &str, chess960: bool) -> Result<Game, Error> {
         Some(i) => (&tokens[..i], &tokens[i + 1..]),
         None => (&tokens[..], &[][..]),
     };
+    let mut dropped = Vec::new();
     let mut pos = match setup.first() {
         Some(&"startpos") if setup.len() == 1 => Chess::default(),
-        Some(&"fen") if setup.len() >= 2 => parse_fen(&setup[1..].join(" "), chess960)?,
+        Some(&"fen") if setup.len() >= 2 => {
+            let fen = setup[1..].join(" ");
+            let pos = parse_fen(&fen, chess960)?;
+            dropped = crate::chess::fen::dropped_by_reading(&fen, &pos);
+            pos
+        }
         _ => return Err(Error::PositionSyntax),
     };
     let start = pos.clone();
@@ -55,6 +64,7 @@ pub fn parse_position(args: &str, chess960: bool) -> Result<Game, Error> {
         history,
         start,
         moves: played,
+        dropped,
     })
 }
 

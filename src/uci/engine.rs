@@ -171,6 +171,14 @@ impl Engine {
             "position" => {
                 match parse_position(rest, self.options.chess960) {
                     Ok(g) => {
+                        // Said once per start position (a GUI sends it again with each move).
+                        if fen_of(&g.start) != fen_of(&self.game.start)
+                            || self.game.moves.is_empty() && g.moves.is_empty()
+                        {
+                            for d in &g.dropped {
+                                info_string(&format!("warning: {d}"));
+                            }
+                        }
                         self.game = g;
                         let s = self.options.learn_settings(&self.player.eval);
                         let last = self.last_move();

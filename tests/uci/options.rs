@@ -227,3 +227,39 @@ fn show_wdl() {
     e.quit();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A FEN read leniently (castling rights the board contradicts, an en passant square no pawn
+/// can have passed: dropped, as Stockfish reads them) is said in an `info string warning`, once
+/// per start position: the position was taken without a word.
+#[test]
+fn a_fen_read_leniently_says_what_it_dropped() {
+    let mut e = Uci::start();
+    let slip = "position fen r3k2r/8/8/8/8/8/8/4K3 w KQkq e3 0 1";
+    e.send(slip);
+    e.send("isready");
+    let lines = e.until(SECS(10), |l| l == "readyok");
+    let warnings: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{lines:?}");
+    assert!(
+        warnings[0].contains("castling rights with the rooks of a1, h1 dropped"),
+        "{lines:?}"
+    );
+    assert!(
+        warnings[1].contains("en passant square e3 dropped"),
+        "{lines:?}"
+    );
+    // The same start with moves (a GUI's next position): not said again.
+    e.send(&format!("{slip} moves e1e2"));
+    e.send("isready");
+    let lines = e.until(SECS(10), |l| l == "readyok");
+    assert!(!lines.iter().any(|l| l.contains("warning")), "{lines:?}");
+    // A FEN whose fields all hold: nothing said.
+    e.send("position fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+    e.send("isready");
+    let lines = e.until(SECS(10), |l| l == "readyok");
+    assert!(!lines.iter().any(|l| l.contains("warning")), "{lines:?}");
+    e.quit();
+}
