@@ -294,6 +294,13 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
+        // Tables, but no `meta`: another application's database, said so (it was SQLite's
+        // "no such table: meta").
+        if table_count(&conn, Some("meta")).map_err(|e| Error::sqlite(path, e))? == 0 {
+            return Err(Error::ForeignDatabase {
+                path: path.to_path_buf(),
+            });
+        }
         let mut store = Store {
             backend: Backend::Sqlite(conn),
             path: path.to_path_buf(),
@@ -540,6 +547,9 @@ mod tests {
                 .unwrap();
         }
         let err = Store::open(&path).err().unwrap().to_string();
+        assert!(err.contains("another application"), "{err}");
+        // Read-only (stats, show, export) too: it said SQLite's "no such table: meta".
+        let err = Store::open_read_only(&path).err().unwrap().to_string();
         assert!(err.contains("another application"), "{err}");
         let _ = std::fs::remove_file(&path);
 
