@@ -26,7 +26,8 @@ pub enum Error {
     #[error("option '{name}': {value} is outside {min}..{max}; unchanged")]
     OutOfRange {
         name: String,
-        value: i64,
+        /// As given (a number past i64 too: it was called "not a number").
+        value: String,
         min: i64,
         max: i64,
     },

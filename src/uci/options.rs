@@ -166,17 +166,34 @@ impl Options {
             let v = value.ok_or_else(|| Error::NeedsValue {
                 name: name.to_string(),
             })?;
-            let n: i64 = v.trim().parse().map_err(|_| Error::NotANumber {
+            let out_of_range = || Error::OutOfRange {
                 name: name.to_string(),
-                value: v.to_string(),
-            })?;
+                value: v.trim().to_string(),
+                min,
+                max,
+            };
+            let n: i64 = match v.trim().parse() {
+                Ok(n) => n,
+                // A whole number too large for any spin is out of range, not "not a number".
+                Err(_)
+                    if v.trim().parse::<i128>().is_ok()
+                        || v.trim()
+                            .trim_start_matches(['-', '+'])
+                            .bytes()
+                            .all(|b| b.is_ascii_digit())
+                            && v.trim().trim_start_matches(['-', '+']).len() > 18 =>
+                {
+                    return Err(out_of_range());
+                }
+                Err(_) => {
+                    return Err(Error::NotANumber {
+                        name: name.to_string(),
+                        value: v.to_string(),
+                    });
+                }
+            };
             if n < min || n > max {
-                return Err(Error::OutOfRange {
-                    name: name.to_string(),
-                    value: n,
-                    min,
-                    max,
-                });
+                return Err(out_of_range());
             }
             Ok(n)
         };

@@ -263,3 +263,26 @@ fn a_fen_read_leniently_says_what_it_dropped() {
     assert!(!lines.iter().any(|l| l.contains("warning")), "{lines:?}");
     e.quit();
 }
+
+/// A whole number too large for any spin is said to be out of range (it was "not a number");
+/// text is still not a number.
+#[test]
+fn a_huge_spin_value_is_out_of_range() {
+    let mut e = Uci::start();
+    for (value, want) in [
+        ("99999999999999999999999", "is outside 1.."),
+        ("-99999999999999999999999", "is outside 1.."),
+        ("12abc", "is not a number"),
+    ] {
+        e.send(&format!("setoption name Hash value {value}"));
+        e.send("isready");
+        let lines = e.until(SECS(10), |l| l == "readyok");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error: option 'Hash'") && l.contains(want)),
+            "{value}: {lines:?}"
+        );
+    }
+    e.quit();
+}
