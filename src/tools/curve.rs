@@ -51,10 +51,34 @@ fn fields(line: &str, i: usize) -> Result<Vec<&str>, super::Error> {
     Ok(f)
 }
 
+/// The header of a learning curve's CSV (`scripts/learn-curve.sh`, `scripts/explore-curve.sh`;
+/// more columns may follow) and of a generations CSV (`deepred learn`,
+/// `scripts/learned-generations.sh`).
+const CURVE_HEADER: &str = "block,games_learned,learning,score_pct,elo,elo_95";
+const GENERATIONS_HEADER: &str = "generation,opponent,games,score_pct,elo,elo_95";
+
+/// The CSV `text` begins with `want` (its header), or the error says which file it is not (a
+/// CSV of the other kind was drawn as this one: games learned became opponents).
+fn header_is(text: &str, want: &str, what: &str, hint: &str) -> Result<(), super::Error> {
+    let header = text.lines().next().unwrap_or_default().trim();
+    if header.replace(' ', "").starts_with(want) {
+        return Ok(());
+    }
+    Err(super::Error::Curve(format!(
+        "the first line is '{header}', not the header of {what} ('{want}'){hint}"
+    )))
+}
+
 /// Reads the CSV of `scripts/learn-curve.sh` (`block,games_learned,learning,score_pct,elo,
 /// elo_95,...`): the rows with learning on, and the learning-off row as a flat series across
 /// the same games. Rows whose Elo cannot be read (a 0% or 100% block) are left out.
 pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
+    let hint = if header_is(text, GENERATIONS_HEADER, "", "").is_ok() {
+        ": a generations CSV is drawn with --generations"
+    } else {
+        ""
+    };
+    header_is(text, CURVE_HEADER, "a learning curve's CSV", hint)?;
     let mut on = Vec::new();
     let mut off: Option<(f64, f64)> = None;
     for (i, line) in text.lines().enumerate().skip(1) {
@@ -92,6 +116,12 @@ pub fn read_curve(text: &str) -> Result<Vec<Series>, super::Error> {
 /// generation as a reference is another opponent: "generation 3 (fixed)"). Rows whose Elo
 /// cannot be read (a 0% or 100% match) are left out.
 pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
+    let hint = if header_is(text, CURVE_HEADER, "", "").is_ok() {
+        ": a learning curve's CSV is drawn without --generations"
+    } else {
+        ""
+    };
+    header_is(text, GENERATIONS_HEADER, "a generations CSV", hint)?;
     let mut series: Vec<Series> = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let f = fields(line, i)?;
@@ -119,7 +149,7 @@ pub fn read_generations(text: &str) -> Result<Vec<Series>, super::Error> {
     }
     if series.is_empty() {
         return Err(super::Error::Curve(
-            "no generation with a finite Elo".into(),
+            "no generation with a finite Elo and error bar (an error bar is not negative)".into(),
         ));
     }
     Ok(series)
@@ -266,7 +296,18 @@ mod tests {
             let text = format!("block,games_learned,learning,score_pct,elo,elo_95\n0,{bad}\n");
             assert!(read_curve(&text).is_err(), "{bad}");
         }
-        assert!(read_generations("g,o,n,s,e,e95\ninf,pst,400,60,70,30\n").is_err());
+        assert!(
+            read_generations(&format!("{GENERATIONS_HEADER}\ninf,pst,400,60,70,30\n")).is_err()
+        );
+        // A CSV of the other kind is refused, naming the flag that reads it (the games learned
+        // of a learning curve were drawn as opponents).
+        let curve = format!("{CURVE_HEADER}\n0,100,on,55,35,30\n");
+        let e = read_generations(&curve).unwrap_err().to_string();
+        assert!(e.contains("drawn without --generations"), "{e}");
+        let generations = format!("{GENERATIONS_HEADER}\n1,pst,400,60,70,30\n");
+        let e = read_curve(&generations).unwrap_err().to_string();
+        assert!(e.contains("drawn with --generations"), "{e}");
+        assert!(read_curve(&curve).is_ok() && read_generations(&generations).is_ok());
         let g = read_generations(
             "generation,opponent,games,score_pct,elo,elo_95\n1,pst,400,60.0,70,30\n2,pst,400,65,108,31\n2,generation 1,400,55,35,30\n3,generation 2,400,49,-6,28\n3,generation 1 (fixed),200,60,70,40\n",
         )
