@@ -17,17 +17,18 @@ pub(super) struct Control<'a> {
     main: bool,
     /// Nodes counted between two checks.
     interval: u64,
+    /// Nodes counted before the next check: `interval`, or fewer on the main thread near its
+    /// node limit. One comparison per node, on the hot path.
+    threshold: u64,
     /// Nodes of this thread.
     pub nodes: u64,
     unflushed: u64,
-    /// The main thread's nodes to the node limit, as the shared count last stood: it flushes
-    /// and checks when it gets there, not only every `interval` nodes (`go nodes 100` searched
-    /// 256, and `UCI_Elo` 1350's cap of about 47 nodes was 256: 1350 and 1500 played alike,
-    /// and each game the same). Counted once the first iteration is done
-    /// ([`Control::first_iteration_done`]): a node limit never stops a search before it has a
-    /// move it searched.
-    to_limit: u64,
-    /// The first iteration is done: the node limit applies.
+    /// The first iteration is done: the node limit applies. From then the main thread checks
+    /// when the shared count, as it last stood, reaches the limit (`threshold`), not only every
+    /// `interval` nodes (`go nodes 100` searched 256, and `UCI_Elo` 1350's cap of about 47 nodes
+    /// was 256: 1350 and 1500 played alike, and each game the same). Never before the first
+    /// iteration ([`Control::first_iteration_done`]): a node limit never stops a search before
+    /// it has a move it searched.
     node_limit_on: bool,
     /// Set once the search must end; every node returns at once after it.
     pub stopped: bool,
@@ -49,9 +50,9 @@ impl<'a> Control<'a> {
             budget,
             main,
             interval,
+            threshold: interval,
             nodes: 0,
             unflushed: 0,
-            to_limit: u64::MAX,
             node_limit_on: false,
             stopped: false,
         }
@@ -86,7 +87,7 @@ impl<'a> Control<'a> {
     pub fn count_node(&mut self) {
         self.nodes += 1;
         self.unflushed += 1;
-        if self.unflushed >= self.interval || self.unflushed >= self.to_limit {
+        if self.unflushed >= self.threshold {
             self.flush();
             self.check();
         }
@@ -110,7 +111,7 @@ impl<'a> Control<'a> {
                 self.stop_all();
                 return;
             }
-            self.to_limit = n - counted;
+            self.threshold = self.interval.min(n - counted);
         }
         if let Some(b) = self.budget
             && !self.shared.pondering.load(Ordering::Relaxed)
