@@ -255,8 +255,9 @@ fn stop_on_ctrl_c() {
         deepred::games::matchrun::STOP.store(true, Ordering::SeqCst);
         eprintln!("stopping: the games under way are dropped (Ctrl-C again to quit at once)");
     });
-    if let Err(e) = set {
-        eprintln!("warning: Ctrl-C will end the match without its summary ({e})");
+    match set {
+        Ok(()) => deepred::games::matchrun::STOP_WATCHED.store(true, Ordering::SeqCst),
+        Err(e) => eprintln!("warning: Ctrl-C will end the match without its summary ({e})"),
     }
 }
 

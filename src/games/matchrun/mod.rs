@@ -25,6 +25,6 @@ pub use adjudication::{Adjudication, adjudicate};
 pub use clock::{GameClock, MoveLimit, TimeControl};
 pub use options::{EngineSpec, MatchOptions};
 pub use report::{Ending, GameOutcome, MatchReport, SprtState, game_line};
-pub use runner::{STOP, run};
+pub use runner::{STOP, STOP_WATCHED, run};
 pub use sprt::{Sprt, Verdict};
 pub use stats::{Pentanomial, Tally, format_elo};

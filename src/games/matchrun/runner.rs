@@ -239,6 +239,11 @@ fn open_pgn(path: &std::path::Path) -> Result<std::fs::File, Error> {
 /// set: a Ctrl-C ends the process.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
+/// Set once a handler that may set [`STOP`] is installed: only then does a fault wait
+/// [`FAULT_GRACE`] for the stop (a match without a handler, like the loop's gate, loses no
+/// time on an engine that dies).
+pub static STOP_WATCHED: AtomicBool = AtomicBool::new(false);
+
 /// How long a game that ended by a fault (an engine that died, a move not given) waits for a
 /// Ctrl-C to be seen before it counts: the signal reaches the engines and the handler at once,
 /// and an engine's death may be read first.
@@ -250,7 +255,7 @@ fn stopped_during(ending: Option<&Ending>) -> bool {
     if STOP.load(Ordering::SeqCst) {
         return true;
     }
-    if ending.is_some_and(Ending::on_the_board) {
+    if ending.is_some_and(Ending::on_the_board) || !STOP_WATCHED.load(Ordering::SeqCst) {
         return false;
     }
     let until = Instant::now() + FAULT_GRACE;
