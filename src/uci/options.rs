@@ -166,23 +166,18 @@ impl Options {
             let v = value.ok_or_else(|| Error::NeedsValue {
                 name: name.to_string(),
             })?;
+            let t = v.trim();
             let out_of_range = || Error::OutOfRange {
                 name: name.to_string(),
-                value: v.trim().to_string(),
+                value: t.to_string(),
                 min,
                 max,
             };
-            let n: i64 = match v.trim().parse() {
+            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+            let n: i64 = match t.parse() {
                 Ok(n) => n,
-                // A whole number too large for any spin is out of range, not "not a number".
-                Err(_)
-                    if v.trim().parse::<i128>().is_ok()
-                        || v.trim()
-                            .trim_start_matches(['-', '+'])
-                            .bytes()
-                            .all(|b| b.is_ascii_digit())
-                            && v.trim().trim_start_matches(['-', '+']).len() > 18 =>
-                {
+                // A whole number that does not fit is out of range, not "not a number".
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
                     return Err(out_of_range());
                 }
                 Err(_) => {

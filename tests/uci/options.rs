@@ -272,7 +272,10 @@ fn a_huge_spin_value_is_out_of_range() {
     for (value, want) in [
         ("99999999999999999999999", "is outside 1.."),
         ("-99999999999999999999999", "is outside 1.."),
+        ("+99999999999999999999999", "is outside 1.."),
         ("12abc", "is not a number"),
+        ("+-5", "is not a number"),
+        ("-", "is not a number"),
     ] {
         e.send(&format!("setoption name Hash value {value}"));
         e.send("isready");
