@@ -34,7 +34,7 @@ pub fn web(a: WebArgs) -> ExitCode {
     // A server that plays learns its games into the store: a first run makes it. The explorer
     // alone would only show an empty store: that is more likely a mistyped --db.
     let mut new = "";
-    let uri = a.db.to_str().is_some_and(|p| p.starts_with("file:"));
+    let uri = deepred::experience::location::is_sqlite_uri(&a.db);
     if !deepred::experience::store::is_server_url(&a.db) && !uri && !a.db.exists() {
         if a.explore_only {
             return fail(format!(

@@ -53,6 +53,12 @@ pub fn is_server_url(location: &Path) -> bool {
         .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
 }
 
+/// Whether a store location is an SQLite URI (`file:store.sqlite?mode=ro`), which names its
+/// file in its own syntax ([`store_file`]).
+pub fn is_sqlite_uri(location: &Path) -> bool {
+    location.to_str().is_some_and(|s| s.starts_with("file:"))
+}
+
 /// The file a store location names: itself, or the file of an SQLite URI
 /// (`file:store.sqlite?mode=ro`, `file:///home/me/store.sqlite`: the path between the scheme,
 /// with its empty or `localhost` authority, and the query, percent-decoded); `None` for a
@@ -86,7 +92,7 @@ pub fn prepare(path: &Path) -> Result<(), Error> {
     let Some(parent) = path.parent() else {
         return Ok(());
     };
-    let uri = path.to_str().is_some_and(|p| p.starts_with("file:")) || is_server_url(path);
+    let uri = is_sqlite_uri(path) || is_server_url(path);
     not_a_file(path, uri)?;
     let Some(dir) = data_dir() else {
         return missing_folder(path, parent, uri);

@@ -266,9 +266,7 @@ impl Store {
         if is_server_url(path) {
             return postgres::PgStore::open(path, true);
         }
-        // An SQLite URI (`file:store.sqlite?mode=ro`) names its file in its own syntax.
-        let uri = path.to_str().is_some_and(|p| p.starts_with("file:"));
-        if !uri && !path.exists() {
+        if !crate::experience::location::is_sqlite_uri(path) && !path.exists() {
             return Err(Error::Missing {
                 path: path.to_path_buf(),
             });
