@@ -588,3 +588,37 @@ fn merging_a_chess960_game_again_adds_nothing() {
     }
     let _ = std::fs::remove_file(&dir);
 }
+
+/// A source game whose kept moves do not replay to its content hash (a corrupt row) is not
+/// copied: the merge is refused, names the source, and writes nothing.
+#[test]
+fn merge_refuses_a_source_game_whose_moves_do_not_replay() {
+    let (src, dst) = (temp_db("corrupt-src"), temp_db("corrupt-dst"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    ok(&["import", "--db", &s(&src), games(TCEC).to_str().unwrap()]);
+    ok(&[
+        "import",
+        "--db",
+        &s(&dst),
+        games(ALPHAZERO).to_str().unwrap(),
+    ]);
+    // One game's last move cut off: its moves replay, but not to its hash.
+    rusqlite::Connection::open(&src)
+        .unwrap()
+        .execute_batch(
+            "UPDATE games SET moves = substr(moves, 1, length(moves) - 2)
+             WHERE id = (SELECT max(id) FROM games)",
+        )
+        .unwrap();
+    let before = store_counts(&dst);
+    let out = deepred(&["experience", "merge", &s(&src), "--into", &s(&dst)]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not replay") && err.contains(&s(&src)),
+        "{err}"
+    );
+    assert_eq!(store_counts(&dst), before);
+    remove(&src);
+    remove(&dst);
+}

@@ -4,7 +4,8 @@
 //! A merge adds a source's counts to the target's in one transaction. A game known to both
 //! stores (the same content hash) is in both counts: its rows are taken off once, replayed from
 //! the moves either store kept (schema version 4 keeps them; a shared game learned before by
-//! both stores cannot be replayed and the merge is refused, nothing written).
+//! both stores cannot be replayed and the merge is refused, nothing written). A source game
+//! whose kept moves do not replay to its hash refuses the merge too.
 
 use std::collections::HashMap;
 
@@ -267,6 +268,11 @@ impl Store {
         let memory = source.memory_rows_with_updates()?;
         let pruned = source.pruned_counts()?.map(|n| n as i64);
         let source_path = source.path().to_path_buf();
+        // A game whose moves do not replay to its content hash (a corrupt row) is not copied:
+        // the merge is refused before anything is written, naming the source.
+        for g in &games {
+            record_of(&source_path, g)?;
+        }
         let target_path = self.path.clone();
         // The source's row keys: a shared game's castling rows are taken off as the source
         // wrote them (see [`rows_as_written`]).
