@@ -231,6 +231,47 @@ fn neural_commands_fail_cleanly() {
     // them, then said the games held too few).
     let (ok, _, err) = deepred(&["wdl-fit", "--pgn", "/tmp", "--positions", "50"]);
     assert!(!ok && err.contains("--positions"), "{err}");
+    // dataset's store window of no game, and a store window or datagen share asked of PGN, are
+    // refused by the arguments (the first was taken, the others ignored).
+    let (ok, _, err) = deepred(&[
+        "dataset",
+        "deeppink",
+        "--db",
+        "/tmp/none.sqlite",
+        "--window",
+        "0",
+        "--out",
+        "/tmp/x.bin",
+    ]);
+    assert!(!ok && err.contains("--window"), "{err}");
+    let (ok, _, err) = deepred(&[
+        "dataset",
+        "deeppink",
+        "--pgn",
+        "/tmp/none.pgn",
+        "--sample",
+        "0.5",
+        "--out",
+        "/tmp/x.bin",
+    ]);
+    assert!(
+        !ok && err.contains("cannot be used with '--sample"),
+        "{err}"
+    );
+    let (ok, _, err) = deepred(&[
+        "dataset",
+        "deeppink",
+        "--pgn",
+        "/tmp/none.pgn",
+        "--window",
+        "5",
+        "--out",
+        "/tmp/x.bin",
+    ]);
+    assert!(
+        !ok && err.contains("cannot be used with '--window"),
+        "{err}"
+    );
     // A net of one kind whose file says another: eval fails, naming what is missing (it said
     // "learned: unavailable" and exited 0).
     {

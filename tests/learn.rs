@@ -485,6 +485,16 @@ fn bad_input_is_a_clear_error() {
             "leaves out the loop's own games",
         ),
         (vec!["--source-weight", "learn"], "--source-weight: option"),
+        // A player's limit given to a trainer, and a trainer's to a player: refused by the
+        // arguments (each was taken and ignored).
+        (
+            vec!["--train-only", "--max-games", "5"],
+            "cannot be used with",
+        ),
+        (
+            vec!["--play-only", "--max-wait", "5"],
+            "cannot be used with",
+        ),
         // A copy of the positions per unit of weight: 1e300 aborted for want of memory.
         (
             vec!["--source-weight", "learn=1e300"],

@@ -31,11 +31,13 @@ pub struct LearnArgs {
     /// trainer).
     #[arg(long)]
     pub train_only: bool,
-    /// A player stops after this many games.
-    #[arg(long, requires = "play_only")]
+    /// A player stops after this many games. (It conflicts with --train-only by name too:
+    /// clap drops a `requires` whose argument conflicts with one given, and a trainer took
+    /// `--max-games` and ignored it.)
+    #[arg(long, requires = "play_only", conflicts_with = "train_only")]
     pub max_games: Option<u64>,
     /// A trainer stops when it has waited this many seconds for games.
-    #[arg(long, requires = "train_only")]
+    #[arg(long, requires = "train_only", conflicts_with = "play_only")]
     pub max_wait: Option<u64>,
     /// Self-play games of each net before it trains a candidate (again as many after a
     /// candidate fails its gate).

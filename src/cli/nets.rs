@@ -128,17 +128,19 @@ pub struct DatasetArgs {
     /// the same games in PGN; with `--window N`, the latest N only.
     #[arg(long, conflicts_with = "datagen")]
     pub db: Option<std::path::PathBuf>,
-    /// With --db: only the latest N games of the store.
-    #[arg(long, requires = "db")]
+    /// With --db: only the latest N games of the store. (These options also conflict with
+    /// the other inputs by name: clap drops a `requires` whose argument conflicts with one
+    /// given, so `--pgn F --window 5` was taken and the window ignored.)
+    #[arg(long, requires = "db", conflicts_with_all = ["pgn", "datagen"], value_parser = clap::value_parser!(u64).range(1..))]
     pub window: Option<u64>,
     /// `deepred datagen` files instead of PGN: Deep Pink triplets after the search's best move
     /// and a random other move (also DeepChess's sibling pairs), or DeepChess positions of
     /// decisive games.
     #[arg(long, num_args = 1..)]
     pub datagen: Vec<std::path::PathBuf>,
-    /// Share of the datagen records used.
-    #[arg(long, default_value_t = 1.0)]
-    pub sample: f64,
+    /// With --datagen: share of the records used (default 1).
+    #[arg(long, requires = "datagen", conflicts_with_all = ["pgn", "db"])]
+    pub sample: Option<f64>,
     /// Output file.
     #[arg(long)]
     pub out: std::path::PathBuf,
@@ -152,7 +154,7 @@ pub struct DatasetArgs {
     pub per_game: usize,
     /// Deep Pink from datagen: keep only the triplets whose children q and r have the same
     /// SEE-resolved material (the sibling pairs the comparator search asks DeepChess about).
-    #[arg(long, requires = "datagen")]
+    #[arg(long, requires = "datagen", conflicts_with_all = ["pgn", "db"])]
     pub equal_material: bool,
 }
 

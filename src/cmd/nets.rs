@@ -19,6 +19,7 @@ pub fn dataset(a: DatasetArgs) -> ExitCode {
         per_game,
         equal_material,
     } = a;
+    let sample = sample.unwrap_or(1.0);
     use deepred::train::data;
     let inputs = pgn.iter().chain(&datagen).chain(&db).map(|p| p.as_path());
     if let Err(e) = super::not_an_input(&out, inputs)
