@@ -2,9 +2,10 @@
 """The result of a `deepred match` PGN for the first engine (the player named "... (1)"), also of
 a match stopped before its end (an SPRT cut short): wins, draws, losses, the pentanomial counts
 of its game pairs (games 2k-1 and 2k of the `Round` tag share an opening, colours swapped), and
-then the pentanomial Elo and SPRT LLR by scripts/match_stats_reference.py.
+then the pentanomial Elo and SPRT LLR by scripts/match_stats_reference.py. Several PGNs of one
+test (played on two machines, each with its own --seed) are summed: the pairs of each file.
 
-Usage: python3 scripts/pgn_pairs.py MATCH.pgn [ELO0 ELO1]
+Usage: python3 scripts/pgn_pairs.py MATCH.pgn [MORE.pgn ...] [ELO0 ELO1]
 """
 import pathlib
 import re
@@ -26,19 +27,32 @@ def scores(path):
     return games
 
 
+def is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
 def main():
-    if len(sys.argv) not in (2, 4):
+    args = sys.argv[1:]
+    bounds = args[-2:] if len(args) >= 3 and all(map(is_number, args[-2:])) else []
+    files = args[: len(args) - len(bounds)]
+    if not files or any(map(is_number, files)):
         sys.exit(__doc__)
-    games = scores(sys.argv[1])
-    if not games:
-        sys.exit(f"{sys.argv[1]}: no finished games")
-    values = list(games.values())
+    values, pairs = [], []
+    for path in files:
+        games = scores(path)
+        if not games:
+            sys.exit(f"{path}: no finished games")
+        values += list(games.values())
+        pairs += [games[k] + games[k + 1] for k in games if k % 2 == 1 and k + 1 in games]
     print(f"games {len(values)}: W {values.count(1.0)} / D {values.count(0.5)} / L {values.count(0.0)}")
-    pairs = [games[k] + games[k + 1] for k in games if k % 2 == 1 and k + 1 in games]
     counts = [sum(1 for p in pairs if p == half / 2) for half in range(5)]
     print("pentanomial LL LD DD WD WW:", *counts)
     reference = pathlib.Path(__file__).with_name("match_stats_reference.py")
-    subprocess.run([sys.executable, str(reference), *map(str, counts), *sys.argv[2:]], check=True)
+    subprocess.run([sys.executable, str(reference), *map(str, counts), *bounds], check=True)
 
 
 if __name__ == "__main__":
