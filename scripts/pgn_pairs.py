@@ -4,9 +4,11 @@ a match stopped before its end (an SPRT cut short): wins, draws, losses, the pen
 of its game pairs (games 2k-1 and 2k of the `Round` tag share an opening, colours swapped), and
 then the pentanomial Elo and SPRT LLR by scripts/match_stats_reference.py. Several PGNs of one
 test (played on two machines, each with its own --seed) are summed: the pairs of each file.
+A file ending in .xz is read compressed (the archives in benchmarks/sprt).
 
 Usage: python3 scripts/pgn_pairs.py MATCH.pgn [MORE.pgn ...] [ELO0 ELO1]
 """
+import lzma
 import pathlib
 import re
 import subprocess
@@ -18,7 +20,10 @@ POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 def scores(path):
     """Round number -> the first engine's points, for every finished game."""
     games = {}
-    for block in pathlib.Path(path).read_text().split("[Event ")[1:]:
+    text = lzma.open(path, "rt") if path.endswith(".xz") else open(path)
+    with text:
+        blocks = text.read().split("[Event ")[1:]
+    for block in blocks:
         tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', block))
         points = POINTS.get(tags.get("Result", "*"))
         if points is None or "Round" not in tags:
