@@ -233,45 +233,23 @@ fn neural_commands_fail_cleanly() {
     assert!(!ok && err.contains("--positions"), "{err}");
     // dataset's store window of no game, and a store window or datagen share asked of PGN, are
     // refused by the arguments (the first was taken, the others ignored).
-    let (ok, _, err) = deepred(&[
-        "dataset",
-        "deeppink",
-        "--db",
-        "/tmp/none.sqlite",
-        "--window",
-        "0",
-        "--out",
-        "/tmp/x.bin",
-    ]);
-    assert!(!ok && err.contains("--window"), "{err}");
-    let (ok, _, err) = deepred(&[
-        "dataset",
-        "deeppink",
-        "--pgn",
-        "/tmp/none.pgn",
-        "--sample",
-        "0.5",
-        "--out",
-        "/tmp/x.bin",
-    ]);
-    assert!(
-        !ok && err.contains("cannot be used with '--sample"),
-        "{err}"
-    );
-    let (ok, _, err) = deepred(&[
-        "dataset",
-        "deeppink",
-        "--pgn",
-        "/tmp/none.pgn",
-        "--window",
-        "5",
-        "--out",
-        "/tmp/x.bin",
-    ]);
-    assert!(
-        !ok && err.contains("cannot be used with '--window"),
-        "{err}"
-    );
+    for (input, option, value, want) in [
+        ("--db", "--window", "0", "--window"),
+        ("--pgn", "--sample", "0.5", "cannot be used with '--sample"),
+        ("--pgn", "--window", "5", "cannot be used with '--window"),
+    ] {
+        let (ok, _, err) = deepred(&[
+            "dataset",
+            "deeppink",
+            input,
+            "/tmp/none.x",
+            option,
+            value,
+            "--out",
+            "/tmp/x.bin",
+        ]);
+        assert!(!ok && err.contains(want), "{input} {option} {value}: {err}");
+    }
     // A net of one kind whose file says another: eval fails, naming what is missing (it said
     // "learned: unavailable" and exited 0).
     {
