@@ -109,6 +109,45 @@ fn broken_and_unsupported_games_are_reported() {
     assert!(ok.iter().all(|g| g.moves.is_empty() && g.result.is_none()));
 }
 
+/// pgn-reader alone skips a token it cannot read as a move: `4. Qxf7Q 1-0` was read as a game
+/// of six plies won by White. A token meant as a move (it names a square) that is not one
+/// refuses its game at that ply; annotations (`e.p.`, `+-`, `N`) are still passed over.
+#[test]
+fn a_token_meant_as_a_move_refuses_its_game() {
+    let game = |event: &str, moves: &str| {
+        format!(
+            "[Event \"{event}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 {moves} 1-0\n\n"
+        )
+    };
+    let text = [
+        game("promotion letter", "4. Qxf7Q"),
+        game("mate", "4. Qxf7# {a8Q in a comment} +- N"),
+        game("glued", "4. Qxf7#+-"),
+        "[Event \"pawn\"]\n[SetUp \"1\"]\n[FEN \"7k/P7/8/8/8/8/8/K7 w - - 0 1\"]\n\n1. a8Q+ 1-0\n\n"
+            .to_string(),
+        "[Event \"en passant\"]\n\n1. e4 Nf6 2. e5 d5 3. exd6 e.p. 1/2-1/2\n\n".to_string(),
+    ]
+    .concat();
+    let games = read_games(text.as_bytes());
+    let outcome: Vec<String> = games
+        .iter()
+        .map(|g| match g {
+            Ok(g) => format!("{} plies", g.moves.len()),
+            Err(e) => e.to_string(),
+        })
+        .collect();
+    assert_eq!(
+        outcome,
+        [
+            "game 1, ply 7: not a move ('Qxf7Q')",
+            "7 plies",
+            "game 3, ply 7: not a move ('Qxf7#+-')",
+            "game 4, ply 1: not a move ('a8Q+')",
+            "5 plies",
+        ]
+    );
+}
+
 #[test]
 fn truncated_and_binary_input_never_panics() {
     let full = std::fs::read(common::data(

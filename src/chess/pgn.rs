@@ -10,6 +10,8 @@ use pgn_reader::{KnownOutcome, Outcome, RawComment, RawTag, Reader, SanPlus, Ski
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
+mod tokens;
+
 use super::fen::fen_of;
 use super::rules::GameResult;
 
@@ -230,6 +232,18 @@ impl Visitor for GameVisitor {
         mt: &mut Self::Movetext,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
+        // A token meant as a move but not one, which pgn-reader would skip ([`tokens`]).
+        if let Some(token) = comment.as_bytes().strip_prefix(tokens::MARKER) {
+            if mt.error.is_none() {
+                mt.error = Some(PgnError {
+                    number: mt.game.number,
+                    ply: mt.game.moves.len() + 1,
+                    text: String::from_utf8_lossy(token).into_owned(),
+                    reason: "not a move".into(),
+                });
+            }
+            return ControlFlow::Continue(());
+        }
         // The comment of the last move read: its mover is the side not to move now.
         let mover = !mt.pos.turn();
         if mt.error.is_none()
@@ -363,13 +377,14 @@ impl<R: Read> Read for LastByte<R> {
 /// Reads every game of `input`. Games that cannot be read are returned as errors in file order,
 /// and reading goes on with the next game: also after text the PGN reader cannot parse at all (a
 /// tag line longer than its buffer, about 64 KiB), whose game is skipped to its end. An I/O
-/// error ends the list with one last error.
+/// error ends the list with one last error. A token meant as a move that is not one (`Qxf7Q`,
+/// `a8Q`) refuses its game at that ply, where pgn-reader alone would skip it.
 pub fn read_games(input: impl Read) -> Vec<Result<PgnGame, PgnError>> {
     let last_byte = std::rc::Rc::new(std::cell::Cell::new(b'\n'));
-    let mut reader = Reader::new(LastByte {
+    let mut reader = Reader::new(tokens::TokenCheck::new(LastByte {
         inner: input,
         last: last_byte.clone(),
-    });
+    }));
     let mut visitor = GameVisitor {
         number: 0,
         unterminated: false,
