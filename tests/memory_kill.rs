@@ -71,6 +71,7 @@ fn learn_one(store: &mut Store, i: u64) -> Learned {
             result: Some(GameResult::WhiteWins),
             q: QParams::default(),
             tree_plies: None,
+            retry: false,
         })
         .unwrap()
         .0

@@ -323,6 +323,7 @@ fn memory_is_read_by_what_changed(db: &Path) {
                 result: Some(GameResult::WhiteWins),
                 q: QParams::default(),
                 tree_plies: None,
+                retry: false,
             })
             .unwrap();
     };

@@ -558,6 +558,7 @@ fn a_lost_line_is_left_the_next_time() {
                     ..QParams::default()
                 },
                 tree_plies: None,
+                retry: false,
             })
             .unwrap();
         let after = store.memory_of(child).unwrap().unwrap();
@@ -615,6 +616,7 @@ fn the_memory_catches_up_with_another_process() {
             result: None,
             q: QParams::default(),
             tree_plies: None,
+            retry: false,
         })
         .unwrap();
     // A new game: the memory catches up in the background.

@@ -59,6 +59,9 @@ pub struct Learner {
     notes: Vec<String>,
     /// Finished games the store refused, oldest first, tried again at the next game.
     refused: Vec<Refused>,
+    /// The content hashes of the games whose last write failed: the next write of one is a
+    /// retry ([`GameSearches::retry`]), here or by the caller (the web app).
+    failed: std::collections::HashSet<[u8; 16]>,
 }
 
 /// A finished game the store refused (another writer held it past its busy timeout, a full
@@ -217,6 +220,7 @@ impl Learner {
         result: Option<GameResult>,
     ) -> Result<Option<Learned>, crate::experience::Error> {
         let found = std::mem::take(&mut self.found);
+        let hash = record.map(GameRecord::content_hash);
         let written = Store::open(&settings.store).and_then(|mut s| {
             s.learn_searches(&GameSearches {
                 record,
@@ -225,6 +229,7 @@ impl Learner {
                 result,
                 q: settings.q,
                 tree_plies,
+                retry: hash.is_some_and(|h| self.failed.contains(&h)),
             })
         });
         // A store that refused them (busy, a full disk) gets them with the next write: a
@@ -233,9 +238,18 @@ impl Learner {
             Ok(w) => w,
             Err(e) => {
                 self.found = found;
+                if let Some(h) = hash {
+                    if self.failed.len() >= 2 * MAX_REFUSED {
+                        self.failed.clear();
+                    }
+                    self.failed.insert(h);
+                }
                 return Err(e);
             }
         };
+        if let Some(h) = hash {
+            self.failed.remove(&h);
+        }
         if let Some((p, m)) = self.memory.as_ref()
             && *p == settings.store
         {

@@ -28,6 +28,11 @@ pub struct GameSearches<'a> {
     pub q: QParams,
     /// The record's win/draw/loss counts cover its first this many plies only (`None`: all).
     pub tree_plies: Option<usize>,
+    /// A try again after a write of this game failed. A failed commit to a server may have
+    /// committed all the same (the connection lost before its answer): when the store already
+    /// knows the record, its searches and Q-learning step were learned with it, and are not
+    /// learned a second time. (A game played again, move for move, is learned again.)
+    pub retry: bool,
 }
 
 impl Store {
@@ -115,6 +120,18 @@ fn learn_searches_in(
         }
         None => None,
     };
+    if game.retry && learned == Some(Learned::AlreadyKnown) {
+        let mut now = Vec::new();
+        for key in game
+            .found
+            .iter()
+            .map(|f| f.key)
+            .chain(game.path.iter().map(|p| p.0))
+        {
+            now.extend(tx.memory_of(key)?);
+        }
+        return Ok((learned, now));
+    }
     // In key order: concurrent writers lock the rows in one order.
     let mut found = game.found.to_vec();
     found.sort_by_key(|f| f.key);
@@ -208,6 +225,7 @@ mod tests {
                 result: Some(GameResult::BlackWins),
                 q,
                 tree_plies: None,
+                retry: false,
             })
             .unwrap();
         assert_eq!(learned, Some(Learned::New { rows: 2 }));
@@ -232,6 +250,7 @@ mod tests {
                 result: None,
                 q,
                 tree_plies: None,
+                retry: false,
             })
             .unwrap();
         assert_eq!(learned, None);
@@ -244,6 +263,53 @@ mod tests {
             }
         );
         assert_eq!(s.memory_rows().unwrap().len(), 2);
+        assert_eq!(s.game_count().unwrap(), 1);
+        drop(s);
+        let _ = std::fs::remove_file(&p);
+    }
+
+    /// A retry of a game the store already knows (its first try committed, though the answer
+    /// was lost) learns nothing twice; the same game played again is learned again.
+    #[test]
+    fn a_retry_of_a_known_game_learns_nothing_twice() {
+        let p = temp("retry");
+        let mut s = Store::open(&p).unwrap();
+        let game = test_game(&["e2e4", "e7e5"], GameResult::BlackWins);
+        let path = [(1, true), (2, false), (3, true)];
+        let found = [at(1, 40, 10), at(2, -30, 9)];
+        let learn = |s: &mut Store, found: &[Remembered], retry| {
+            s.learn_searches(&GameSearches {
+                record: Some(&game),
+                found,
+                path: &path,
+                result: Some(GameResult::BlackWins),
+                q: QParams::default(),
+                tree_plies: None,
+                retry,
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            learn(&mut s, &found, true).0,
+            Some(Learned::New { rows: 2 })
+        );
+        let mut once = s.memory_rows().unwrap();
+        once.sort_by_key(|r| r.key);
+        // Tried again with a deeper search of key 1: nothing changes, and the rows as they
+        // stand are handed back for the engine's copy.
+        let (learned, now) = learn(&mut s, &[at(1, 70, 20), found[1]], true);
+        assert_eq!(learned, Some(Learned::AlreadyKnown));
+        let mut rows = s.memory_rows().unwrap();
+        rows.sort_by_key(|r| r.key);
+        assert_eq!(rows, once);
+        let mut now = now;
+        now.sort_by_key(|r| r.key);
+        now.dedup();
+        assert_eq!(now, once);
+        // Played again: the deeper search and a second Q-learning step.
+        assert_eq!(learn(&mut s, &found, false).0, Some(Learned::AlreadyKnown));
+        let twice = s.memory_of(2).unwrap().unwrap();
+        assert!(twice.value() > once[1].value(), "{twice:?} {once:?}");
         assert_eq!(s.game_count().unwrap(), 1);
         drop(s);
         let _ = std::fs::remove_file(&p);
