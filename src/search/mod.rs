@@ -109,7 +109,9 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         w.root_allowed = root_moves.clone();
         w.tb = tb;
         w.root_tb = root_tb.clone();
-        w.iterate(params, &root_moves)
+        let r = w.iterate(params, &root_moves);
+        w.finish();
+        r
     };
     let mut result = std::thread::scope(|s| {
         let handles: Vec<_> = (1..threads)

@@ -53,6 +53,29 @@ pub(super) struct TbProbe<'a> {
     pub rule50: bool,
 }
 
+/// What a search thread learned of the game's moves that the next search of the game starts
+/// from: the move histories and the correction history. Kept by the [`TranspositionTable`]
+/// between searches, by thread, and cleared with it (`ucinewgame`, `Clear Hash`).
+pub(super) struct Kept {
+    history: History,
+    corr: Correction,
+}
+
+impl Kept {
+    pub(super) fn new() -> Self {
+        Kept {
+            history: History::new(),
+            corr: Correction::new(),
+        }
+    }
+
+    /// Whether the move histories, and the correction history, are as new.
+    #[cfg(test)]
+    pub(super) fn fresh(&self) -> (bool, bool) {
+        (self.history.is_fresh(), self.corr.is_fresh())
+    }
+}
+
 pub(super) struct Worker<'a> {
     /// 0 for the main thread, which reports and decides when to stop.
     id: usize,
@@ -99,6 +122,7 @@ impl<'a> Worker<'a> {
     ) -> Self {
         let t = &*params.tunables;
         let own = t.clone();
+        let kept = tt.take_kept(id);
         Worker {
             id,
             control: Control::new(
@@ -114,8 +138,8 @@ impl<'a> Worker<'a> {
             t: own,
             seldepth: 0,
             frames: vec![Frame::default(); MAX_PLY + 4],
-            history: History::new(),
-            corr: Correction::new(),
+            history: kept.history,
+            corr: kept.corr,
             pv: PvTable::new(),
             order: vec![[0; MAX_MOVES]; MAX_PLY + 4],
             keys: params.history.clone(),
@@ -129,6 +153,17 @@ impl<'a> Worker<'a> {
             root_nodes: Vec::new(),
             root_depth: 0,
         }
+    }
+
+    /// Ends the thread's search: what it learned goes back to the table for the next search.
+    pub fn finish(self) {
+        self.tt.put_kept(
+            self.id,
+            Kept {
+                history: self.history,
+                corr: self.corr,
+            },
+        );
     }
 
     /// The WDL probe of a node inside the search: right after a capture or pawn move (the
