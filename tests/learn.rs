@@ -193,26 +193,37 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
     let (home, work) = (dir.join("home"), dir.join("work"));
     let db = dir.join("store.sqlite");
     let from = random_net(&dir);
-    let args = ["--generations", "1", "--games", "120", "--threads", "2"];
+    // Games of at most 200 plies: a random net's games run long, more so since the histories
+    // carry over from move to move (fewer repetitions).
+    let args = [
+        "--generations",
+        "1",
+        "--games",
+        "60",
+        "--threads",
+        "2",
+        "--max-plies",
+        "200",
+    ];
     // Killed (SIGKILL) in the middle of its self-play.
     let mut child = learn(&home, db.to_str().unwrap(), &work, &from, &args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let before = wait_for_games(&db, 30, Duration::from_secs(60));
+    let before = wait_for_games(&db, 15, Duration::from_secs(120));
     child.kill().unwrap();
     child.wait().unwrap();
     let at_kill = wait_for_games(&db, 0, Duration::ZERO);
-    assert!((30..120).contains(&at_kill), "{before} {at_kill}");
+    assert!((15..60).contains(&at_kill), "{before} {at_kill}");
     // Run again: it plays what is missing, no more, then trains, gates and promotes.
     let log = run_ok(learn(&home, db.to_str().unwrap(), &work, &from, &args));
     assert!(
-        log.contains(&format!("generation 0 has {at_kill} of 120 games")),
+        log.contains(&format!("generation 0 has {at_kill} of 60 games")),
         "{log}"
     );
     assert!(log.contains("generations promoted: 1"), "{log}");
-    assert_eq!(wait_for_games(&db, 0, Duration::ZERO), 120);
+    assert_eq!(wait_for_games(&db, 0, Duration::ZERO), 60);
     // Once more, as if killed between the promotion and the end of its record: nothing is
     // left to do for generation 1's parent, but generation 1 is recorded first.
     let no_round = || {
@@ -221,7 +232,7 @@ fn a_killed_loop_resumes_where_it_was_and_loses_nothing() {
             db.to_str().unwrap(),
             &work,
             &from,
-            &["--rounds", "0", "--games", "120"],
+            &["--rounds", "0", "--games", "60", "--max-plies", "200"],
         ))
     };
     let csv = std::fs::read_to_string(work.join("generations.csv")).unwrap();

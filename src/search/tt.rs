@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use super::worker::Kept;
+use super::kept::Kept;
 
 use crate::chess::score::TB_WIN_BOUND;
 
@@ -288,8 +288,9 @@ mod tests {
         let mut params = SearchParams::new(root, Limits::depth(7));
         params.threads = 2;
         super::super::search(&params, &Shared::default(), &tt);
-        let kept: Vec<(bool, bool)> = tt.kept_slots().iter().flatten().map(Kept::fresh).collect();
-        assert_eq!(kept, [(false, false), (false, false)]);
+        // Both threads' are kept (the helper's may have learned little: a busy machine can
+        // give it few nodes before the main thread ends the search).
+        assert_eq!(tt.kept_slots().iter().flatten().count(), 2);
         // The next search takes them: the main thread's are in use, nothing is left there.
         let main = tt.take_kept(0);
         assert_eq!(main.fresh(), (false, false));

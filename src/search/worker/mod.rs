@@ -13,6 +13,7 @@ use shakmaty::{Chess, Move, Position};
 use super::control::Control;
 use super::correction::{Correction, Keys};
 use super::endgame::mop_up;
+use super::kept::Kept;
 use super::ordering::{History, MAX_MOVES, OrderKeys};
 use super::params::Tunables;
 use super::pv::PvTable;
@@ -51,29 +52,6 @@ pub(super) struct TbProbe<'a> {
     /// Least depth of a probe at `cardinality` pieces (fewer pieces: any depth).
     pub probe_depth: i32,
     pub rule50: bool,
-}
-
-/// What a search thread learned of the game's moves that the next search of the game starts
-/// from: the move histories and the correction history. Kept by the [`TranspositionTable`]
-/// between searches, by thread, and cleared with it (`ucinewgame`, `Clear Hash`).
-pub(super) struct Kept {
-    history: History,
-    corr: Correction,
-}
-
-impl Kept {
-    pub(super) fn new() -> Self {
-        Kept {
-            history: History::new(),
-            corr: Correction::new(),
-        }
-    }
-
-    /// Whether the move histories, and the correction history, are as new.
-    #[cfg(test)]
-    pub(super) fn fresh(&self) -> (bool, bool) {
-        (self.history.is_fresh(), self.corr.is_fresh())
-    }
 }
 
 pub(super) struct Worker<'a> {
