@@ -681,6 +681,43 @@ fn neural_searches_play_legal_moves_under_every_limit() {
     assert_eq!(uci_move(r.best.unwrap(), false), "d1d8");
 }
 
+/// A node limit holds with a noisy net, whose quiescence searches run long: it waited for the
+/// whole first iteration, and a random learned net searched 428,694 nodes for `go nodes 200`
+/// in Kiwipete (the learning loop, whose generation 0 is random, plays its games at node limits).
+#[test]
+fn a_node_limit_holds_with_a_random_net() {
+    let path = write_net("random-learned.safetensors", Kind::Learned, 7);
+    let e = Evaluator::Scalar(Arc::new(
+        deepred::eval::learned::LearnedEval::load(&path).unwrap(),
+    ));
+    let (mut wholes, mut limited) = (0, 0);
+    for pos in deepred::search::bench::positions() {
+        let fen = deepred::chess::fen::fen_of(&pos);
+        let whole = run(&e, &fen, Limits::depth(1)).nodes;
+        let r = run(
+            &e,
+            &fen,
+            Limits {
+                nodes: Some(200),
+                ..Default::default()
+            },
+        );
+        // At the limit, or past it by what the first root move alone searched (Kiwipete's
+        // first capture: 8,156 nodes, of 428,694 for the whole iteration), but never past 16
+        // times the limit (then the search plays a move without one searched).
+        assert!(
+            r.nodes < 200 + 8 || r.nodes < whole,
+            "{} of {whole}: {fen}",
+            r.nodes
+        );
+        assert!(r.nodes <= 16 * 200 + 8, "{}: {fen}", r.nodes);
+        assert!(pos.is_legal(r.best.expect("a move")), "{fen}");
+        wholes += whole;
+        limited += r.nodes;
+    }
+    assert!(limited * 10 < wholes, "{limited} of {wholes}");
+}
+
 #[test]
 fn deepchess_draws_compare_through_the_mirror() {
     // A net's view of a position against a draw is its view against the colour mirror; the

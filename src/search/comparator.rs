@@ -638,7 +638,7 @@ pub fn search(
             score,
             pv: best_pv.clone(),
         }];
-        s.control.first_iteration_done();
+        s.control.search_has_a_move();
         s.control.flush_and_check();
         if let Some(report) = &params.reporter {
             let time_ms = s.control.elapsed_ms();

@@ -6,6 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::time::TimeBudget;
 use super::types::{Limits, Shared};
 
+/// How many times its count a node limit lets a search run before it has a move.
+const NO_MOVE_SLACK: u64 = 16;
+
 pub(super) struct Control<'a> {
     shared: &'a Shared,
     /// Set when the main thread has finished: stops the helpers without touching `shared.stop`
@@ -23,12 +26,12 @@ pub(super) struct Control<'a> {
     /// Nodes of this thread.
     pub nodes: u64,
     unflushed: u64,
-    /// The first iteration is done: the node limit applies. From then the main thread checks
-    /// when the shared count, as it last stood, reaches the limit (`threshold`), not only every
-    /// `interval` nodes (`go nodes 100` searched 256, and `UCI_Elo` 1350's cap of about 47 nodes
-    /// was 256: 1350 and 1500 played alike, and each game the same). Never before the first
-    /// iteration ([`Control::first_iteration_done`]): a node limit never stops a search before
-    /// it has a move it searched.
+    /// The search has a move (its first root move searched whole,
+    /// [`Control::search_has_a_move`]): the node limit applies; before, `NO_MOVE_SLACK` times
+    /// it does. The main thread checks when the shared count, as it last stood, reaches the
+    /// limit (`threshold`), not only every `interval` nodes (`go nodes 100` searched 256, and
+    /// `UCI_Elo` 1350's cap of about 47 nodes was 256: 1350 and 1500 played alike, and each game
+    /// the same).
     node_limit_on: bool,
     /// Set once the search must end; every node returns at once after it.
     pub stopped: bool,
@@ -73,9 +76,9 @@ impl<'a> Control<'a> {
         self.check();
     }
 
-    /// The search's first iteration is done: from here the node limit stops it (at once if
-    /// it is already past it).
-    pub fn first_iteration_done(&mut self) {
+    /// The search has a move (the first iteration's first root move is done, or the whole
+    /// iteration): from here the node limit stops it (at once if it is already past it).
+    pub fn search_has_a_move(&mut self) {
         if !self.node_limit_on {
             self.node_limit_on = true;
             self.flush_and_check();
@@ -103,15 +106,21 @@ impl<'a> Control<'a> {
         if !self.main {
             return;
         }
-        if let Some(n) = self.limits.nodes
-            && self.node_limit_on
-        {
+        if let Some(n) = self.limits.nodes {
+            // Before the search has a move, up to `NO_MOVE_SLACK` times the limit: a net that
+            // says nothing can make one root move's quiescence search run for minutes, and a
+            // GUI's `go nodes` must come back (with the first legal move, searched or not).
+            let limit = if self.node_limit_on {
+                n
+            } else {
+                n.saturating_mul(NO_MOVE_SLACK)
+            };
             let counted = self.shared.nodes.load(Ordering::Relaxed);
-            if counted >= n {
+            if counted >= limit {
                 self.stop_all();
                 return;
             }
-            self.threshold = self.interval.min(n - counted);
+            self.threshold = self.interval.min(limit - counted);
         }
         if let Some(b) = self.budget
             && !self.shared.pondering.load(Ordering::Relaxed)

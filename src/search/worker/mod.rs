@@ -312,7 +312,7 @@ impl<'a> Worker<'a> {
             }
             self.root_excluded.clear();
             if lines.len() == multipv || (depth == 1 && !lines.is_empty()) {
-                self.control.first_iteration_done();
+                self.control.search_has_a_move();
                 let best = &lines[0];
                 result.best = best.pv.first().copied();
                 result.ponder = best.pv.get(1).copied();

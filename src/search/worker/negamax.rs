@@ -339,12 +339,20 @@ impl Worker<'_> {
                 self.count_root_nodes(m, self.control.nodes - before);
             }
             if self.control.stopped {
-                return 0;
+                // The root's best so far: a search stopped in its first iteration keeps the
+                // score of the moves it finished (deeper iterations discard it).
+                return if n.root { s.best_score } else { 0 };
             }
             s.searched += 1;
             // Step 8c.
             if self.note_score(n, &mut s, c, score) {
                 break;
+            }
+            if n.root && !self.pv.line(0).is_empty() {
+                // A root move searched whole: the search has a move, and a node limit may stop
+                // it from here (waiting for the whole first iteration let one with a noisy net,
+                // whose quiescence searches run long, search 97,044 nodes for `go nodes 200`).
+                self.control.search_has_a_move();
             }
             if c.quiet {
                 s.quiets.push(pos.turn(), &m);
