@@ -75,6 +75,13 @@ impl Correction {
         }
     }
 
+    #[cfg(test)]
+    pub(super) fn is_fresh(&self) -> bool {
+        [&self.pawn, &self.white, &self.black]
+            .iter()
+            .all(|t| t.iter().all(|&v| v == 0))
+    }
+
     #[inline]
     fn slot(turn: Color, key: usize) -> usize {
         usize::from(turn == Color::Black) * SIZE + key

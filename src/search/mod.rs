@@ -4,7 +4,7 @@
 //! ([`Reporter`]) and knows no protocol.
 //!
 //! Files: `types` (what a search is asked, shares and returns), `control` (node counting and
-//! limits), `correction` (correction history), `worker` (a search thread), `ordering`, `params` (every tuning constant), `tt`,
+//! limits), `correction` (correction history), `kept` (what a thread's searches keep from move to move), `worker` (a search thread), `ordering`, `params` (every tuning constant), `tt`,
 //! `time`, `comparator`, `bench`.
 
 pub mod bench;
@@ -12,6 +12,7 @@ pub mod comparator;
 mod control;
 mod correction;
 mod endgame;
+mod kept;
 mod ordering;
 pub mod params;
 mod pv;
@@ -109,7 +110,9 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         w.root_allowed = root_moves.clone();
         w.tb = tb;
         w.root_tb = root_tb.clone();
-        w.iterate(params, &root_moves)
+        let r = w.iterate(params, &root_moves);
+        w.finish();
+        r
     };
     let mut result = std::thread::scope(|s| {
         let handles: Vec<_> = (1..threads)

@@ -165,6 +165,13 @@ impl History {
         }
     }
 
+    #[cfg(test)]
+    pub(super) fn is_fresh(&self) -> bool {
+        self.scores.iter().flatten().all(|&v| v == 0)
+            && self.cont.iter().all(|&v| v == 0)
+            && self.captures.iter().all(|&v| v == 0)
+    }
+
     /// The history of a quiet move (`piece index << 6 | square`) after `conts`.
     #[inline]
     fn quiet_score(&self, code: u16, conts: &Continuations) -> i32 {

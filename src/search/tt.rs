@@ -5,7 +5,10 @@
 //! Entries come in buckets of four, one cache line: a position may sit in any slot of its
 //! bucket, and a new one replaces the least valuable (shallow and old) of the four.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use super::kept::Kept;
 
 use crate::chess::score::TB_WIN_BOUND;
 
@@ -74,9 +77,13 @@ struct Bucket {
 /// written costs it this many plies.
 const AGE_PLIES: i32 = 4;
 
+/// The transposition table, and what else the searches of one game keep from move to move:
+/// each search thread's histories ([`Kept`]). Clearing it clears both.
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     age: AtomicU8,
+    /// By search thread: what its last search learned (`None`: nothing yet, or in use).
+    kept: Mutex<Vec<Option<Kept>>>,
 }
 
 impl TranspositionTable {
@@ -96,6 +103,7 @@ impl TranspositionTable {
         Ok(TranspositionTable {
             buckets,
             age: AtomicU8::new(0),
+            kept: Mutex::new(Vec::new()),
         })
     }
 
@@ -110,6 +118,29 @@ impl TranspositionTable {
             s.data.store(0, Ordering::Relaxed);
         }
         self.age.store(0, Ordering::Relaxed);
+        self.kept_slots().clear();
+    }
+
+    fn kept_slots(&self) -> std::sync::MutexGuard<'_, Vec<Option<Kept>>> {
+        self.kept.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What search thread `id` learned in the last search since the table was cleared, or
+    /// empty histories.
+    pub(super) fn take_kept(&self, id: usize) -> Kept {
+        self.kept_slots()
+            .get_mut(id)
+            .and_then(Option::take)
+            .unwrap_or_else(Kept::new)
+    }
+
+    /// Keeps what search thread `id` learned for its next search.
+    pub(super) fn put_kept(&self, id: usize, kept: Kept) {
+        let mut slots = self.kept_slots();
+        if slots.len() <= id {
+            slots.resize_with(id + 1, || None);
+        }
+        slots[id] = Some(kept);
     }
 
     /// Called at the start of every search: older entries become cheaper to replace.
@@ -245,6 +276,30 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each search thread's histories outlive its search, to start the game's next search
+    /// from; clearing the table (a new game) clears them too.
+    #[test]
+    fn the_histories_are_kept_between_searches_and_cleared_with_the_table() {
+        use crate::search::{Limits, SearchParams, Shared};
+        let tt = TranspositionTable::new(1);
+        let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+        let root = crate::chess::fen::parse_fen(fen, false).unwrap();
+        let mut params = SearchParams::new(root, Limits::depth(7));
+        params.threads = 2;
+        super::super::search(&params, &Shared::default(), &tt);
+        // Both threads' are kept (the helper's may have learned little: a busy machine can
+        // give it few nodes before the main thread ends the search).
+        assert_eq!(tt.kept_slots().iter().flatten().count(), 2);
+        // The next search takes them: the main thread's are in use, nothing is left there.
+        let main = tt.take_kept(0);
+        assert_eq!(main.fresh(), (false, false));
+        assert!(tt.kept_slots()[0].is_none());
+        tt.put_kept(0, main);
+        tt.clear();
+        assert!(tt.kept_slots().is_empty());
+        assert_eq!(tt.take_kept(1).fresh(), (true, true));
+    }
 
     #[test]
     fn a_bucket_keeps_four_positions_and_replaces_the_least_valuable() {

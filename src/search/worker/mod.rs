@@ -13,6 +13,7 @@ use shakmaty::{Chess, Move, Position};
 use super::control::Control;
 use super::correction::{Correction, Keys};
 use super::endgame::mop_up;
+use super::kept::Kept;
 use super::ordering::{History, MAX_MOVES, OrderKeys};
 use super::params::Tunables;
 use super::pv::PvTable;
@@ -99,6 +100,7 @@ impl<'a> Worker<'a> {
     ) -> Self {
         let t = &*params.tunables;
         let own = t.clone();
+        let kept = tt.take_kept(id);
         Worker {
             id,
             control: Control::new(
@@ -114,8 +116,8 @@ impl<'a> Worker<'a> {
             t: own,
             seldepth: 0,
             frames: vec![Frame::default(); MAX_PLY + 4],
-            history: History::new(),
-            corr: Correction::new(),
+            history: kept.history,
+            corr: kept.corr,
             pv: PvTable::new(),
             order: vec![[0; MAX_MOVES]; MAX_PLY + 4],
             keys: params.history.clone(),
@@ -129,6 +131,17 @@ impl<'a> Worker<'a> {
             root_nodes: Vec::new(),
             root_depth: 0,
         }
+    }
+
+    /// Ends the thread's search: what it learned goes back to the table for the next search.
+    pub fn finish(self) {
+        self.tt.put_kept(
+            self.id,
+            Kept {
+                history: self.history,
+                corr: self.corr,
+            },
+        );
     }
 
     /// The WDL probe of a node inside the search: right after a capture or pawn move (the
