@@ -28,7 +28,10 @@ fn copied_binary() -> PathBuf {
     .clone()
 }
 
-/// Runs `exe` in `cwd` with `home` as its data folder, feeds it `input`, returns stdout.
+/// Runs `exe` in `cwd` with `home` as its data folder, feeds it `input`, returns stdout. A
+/// `quit` at the end of `input` is sent once every `go` has had its `bestmove`: `quit` stops a
+/// search, so sent at once it raced the search it meant to read (`go nodes 2000` stopped after
+/// its first root move and played 1. e4 Nh6).
 fn converse(exe: &Path, cwd: &Path, home: &Path, input: &str) -> String {
     use std::io::Write;
     let mut tries = 0;
@@ -38,7 +41,7 @@ fn converse(exe: &Path, cwd: &Path, home: &Path, input: &str) -> String {
             .env("DEEPRED_HOME", home)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn();
         match spawned {
             // A file just written may be held open for a moment by a process another test
@@ -50,15 +53,36 @@ fn converse(exe: &Path, cwd: &Path, home: &Path, input: &str) -> String {
             other => break other.unwrap(),
         }
     };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8(out.stdout).unwrap()
+    let (body, quit) = match input.strip_suffix("quit\n") {
+        Some(body) => (body, true),
+        None => (input, false),
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(body.as_bytes()).unwrap();
+    let rx = common::lines_of(child.stdout.take().unwrap());
+    let searches = body.lines().filter(|l| l.starts_with("go")).count();
+    let mut out = Vec::new();
+    let deadline = std::time::Instant::now() + SECS(120);
+    while out
+        .iter()
+        .filter(|l: &&String| l.starts_with("bestmove"))
+        .count()
+        < searches
+    {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => out.push(line),
+            Err(_) => panic!("no bestmove for every go in 120 s:\n{}", out.join("\n")),
+        }
+    }
+    if quit {
+        stdin.write_all(b"quit\n").unwrap();
+    }
+    drop(stdin);
+    let status = common::wait_exit(&mut child, SECS(60)).expect("the engine exits");
+    assert!(status.success(), "{status:?}");
+    out.extend(rx.iter());
+    out.iter().map(|l| format!("{l}\n")).collect()
 }
 
 #[test]

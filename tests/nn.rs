@@ -654,7 +654,12 @@ fn neural_searches_play_legal_moves_under_every_limit() {
                     ..Default::default()
                 },
             ] {
+                let node_limited = limits.nodes.is_some();
                 let r = run(e, fen, limits);
+                if node_limited {
+                    // Near the limit once a root move is done, never past 16 times it.
+                    assert!(r.nodes <= 16 * 200 + 8, "{}: {fen}", r.nodes);
+                }
                 let pos = parse_fen(fen, false).unwrap();
                 let best = r.best.expect("a move");
                 assert!(pos.is_legal(best), "{} in {fen}", uci_move(best, false));

@@ -618,6 +618,10 @@ pub fn search(
             if best.as_ref().map(|b| b.1) != before {
                 best_pv = s.pv.line(0).to_vec();
             }
+            if best.is_some() {
+                // A root move searched whole: a node limit may stop the search from here.
+                s.control.search_has_a_move();
+            }
         }
         // A partial iteration counts when its best move was searched (the previous best is
         // searched first, so any change is an improvement on it).
