@@ -94,7 +94,7 @@ impl SearchMemory {
             return;
         }
         let me = Arc::clone(self);
-        std::thread::spawn(move || {
+        let spawned = std::thread::Builder::new().spawn(move || {
             let read = Store::open_read_only(&path).and_then(|s| me.catch_up(&s));
             match read {
                 Ok(_) | Err(Error::Missing { .. }) | Err(Error::Empty { .. }) => {
@@ -108,6 +108,13 @@ impl SearchMemory {
             }
             me.reading.store(false, Ordering::SeqCst);
         });
+        // No thread to read on (a thread or memory limit): searches go on with what is there,
+        // and the next search tries again.
+        if let Err(e) = spawned {
+            *self.error.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(format!("the search memory cannot be read: {e}"));
+            self.reading.store(false, Ordering::SeqCst);
+        }
     }
 
     /// Whether the first read of the store has finished (or failed: see [`Self::take_error`]).

@@ -115,9 +115,24 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         r
     };
     let mut result = std::thread::scope(|s| {
-        let handles: Vec<_> = (1..threads)
-            .map(|id| s.spawn(move || run_worker(id)))
-            .collect();
+        // Helpers the system cannot start (a thread or memory limit) are left out: the search
+        // goes on with those that started, and says so.
+        let mut handles = Vec::with_capacity(threads - 1);
+        for id in 1..threads {
+            match std::thread::Builder::new().spawn_scoped(s, move || run_worker(id)) {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    if let Some(report) = &params.reporter {
+                        report(&Event::ThreadsLimited {
+                            asked: threads,
+                            started: id,
+                            why: e.to_string(),
+                        });
+                    }
+                    break;
+                }
+            }
+        }
         let r = run_worker(0);
         helpers_stop.store(true, Ordering::SeqCst);
         for h in handles {

@@ -249,6 +249,13 @@ pub enum Event<'a> {
     ComparatorWork { nodes: u64, comparisons: u64 },
     /// A tablebase probe failed (a corrupt or unreadable table); the search went on without it.
     TablebaseError(ChessError),
+    /// The system started fewer search threads than asked (`why`); the search went on with
+    /// `started` threads.
+    ThreadsLimited {
+        asked: usize,
+        started: usize,
+        why: String,
+    },
 }
 
 /// Receives a search's [`Event`]s (called from the search's main thread).

@@ -464,9 +464,36 @@ impl Engine {
         let released = self.released.clone();
         released.store(false, Ordering::SeqCst);
         let last_best = self.last_best.clone();
-        self.search = Some(std::thread::spawn(move || {
-            run_search(&params, &shared, &tt, &busy, &released, &last_best, inbox)
-        }));
+        // A search thread the system cannot start (a thread or memory limit) leaves the GUI
+        // an answer all the same: a depth-1 search here, on the command thread, keeping its
+        // searchmoves.
+        let mut here = params.clone();
+        let spawned = std::thread::Builder::new().spawn({
+            let (shared, tt, busy, released, last_best) = (
+                shared.clone(),
+                tt.clone(),
+                busy.clone(),
+                released.clone(),
+                last_best.clone(),
+            );
+            move || run_search(&params, &shared, &tt, &busy, &released, &last_best, inbox)
+        });
+        match spawned {
+            Ok(h) => self.search = Some(h),
+            Err(e) => {
+                info_string(&format!(
+                    "error: the search thread cannot start ({e}); searching to depth 1 here"
+                ));
+                let searchmoves = std::mem::take(&mut here.limits.searchmoves);
+                here.limits = Limits {
+                    searchmoves,
+                    ..Limits::depth(1)
+                };
+                here.threads = 1;
+                shared.pondering.store(false, Ordering::SeqCst);
+                run_search(&here, &shared, &tt, &busy, &released, &last_best, None);
+            }
+        }
     }
 }
 

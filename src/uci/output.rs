@@ -114,6 +114,14 @@ pub fn event_line(event: &Event, style: &Style) -> String {
             format!("info string deepchess search: {nodes} nodes, {comparisons} comparisons")
         }
         Event::TablebaseError(e) => format!("info string error: {e}"),
+        Event::ThreadsLimited {
+            asked,
+            started,
+            why,
+        } => format!(
+            "info string error: {asked} threads asked, the system started {started} ({why}); \
+             searching with {started}"
+        ),
     }
 }
 
