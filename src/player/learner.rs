@@ -60,8 +60,9 @@ pub struct Learner {
     /// Finished games the store refused, oldest first, tried again at the next game.
     refused: Vec<Refused>,
     /// The content hashes of the games whose last write failed: the next write of one is a
-    /// retry ([`GameSearches::retry`]), here or by the caller (the web app).
-    failed: std::collections::HashSet<[u8; 16]>,
+    /// retry ([`GameSearches::retry`]), here or by the caller (the web app). Oldest first, at
+    /// most `2 * MAX_REFUSED` (a linear scan of them per written game costs nothing).
+    failed: std::collections::VecDeque<[u8; 16]>,
 }
 
 /// A finished game the store refused (another writer held it past its busy timeout, a full
@@ -238,17 +239,19 @@ impl Learner {
             Ok(w) => w,
             Err(e) => {
                 self.found = found;
-                if let Some(h) = hash {
+                if let Some(h) = hash
+                    && !self.failed.contains(&h)
+                {
                     if self.failed.len() >= 2 * MAX_REFUSED {
-                        self.failed.clear();
+                        self.failed.pop_front();
                     }
-                    self.failed.insert(h);
+                    self.failed.push_back(h);
                 }
                 return Err(e);
             }
         };
         if let Some(h) = hash {
-            self.failed.remove(&h);
+            self.failed.retain(|f| *f != h);
         }
         if let Some((p, m)) = self.memory.as_ref()
             && *p == settings.store
