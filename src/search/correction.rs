@@ -18,6 +18,7 @@ const GRAIN: i32 = 256;
 const WEIGHT_SCALE: i32 = 256;
 /// An entry stays within ±`MAX` (64 centipawns).
 const MAX: i32 = GRAIN * 64;
+const _: () = assert!(MAX <= i16::MAX as i32);
 
 /// The keys of one position: pawn structure, White's and Black's non-pawn pieces.
 #[derive(Clone, Copy, Debug, Default)]
@@ -59,11 +60,13 @@ impl Keys {
     }
 }
 
-/// The correction tables of one search thread, by side to move.
+/// The correction tables of one search thread, by side to move. Entries are `i16` (they stay
+/// within ±`MAX`): every node reads three of them at random, and half the bytes (192 KB for
+/// the three tables instead of 384 KB) miss the cache less often.
 pub(super) struct Correction {
-    pawn: Vec<i32>,
-    white: Vec<i32>,
-    black: Vec<i32>,
+    pawn: Vec<i16>,
+    white: Vec<i16>,
+    black: Vec<i16>,
 }
 
 impl Correction {
@@ -90,9 +93,9 @@ impl Correction {
     /// The correction (centipawns) for a position with `keys` and `turn` to move.
     #[inline]
     pub fn get(&self, t: &Tunables, turn: Color, k: &Keys) -> i32 {
-        let pawn = self.pawn[Self::slot(turn, k.pawn)];
-        let non_pawn =
-            self.white[Self::slot(turn, k.white)] + self.black[Self::slot(turn, k.black)];
+        let pawn = i32::from(self.pawn[Self::slot(turn, k.pawn)]);
+        let non_pawn = i32::from(self.white[Self::slot(turn, k.white)])
+            + i32::from(self.black[Self::slot(turn, k.black)]);
         (pawn * t.corr_pawn_weight + non_pawn * t.corr_non_pawn_weight) / (100 * GRAIN)
     }
 
@@ -106,7 +109,9 @@ impl Correction {
             (&mut self.black, k.black),
         ] {
             let e = &mut table[Self::slot(turn, key)];
-            *e = ((*e * (WEIGHT_SCALE - weight) + diff * weight) / WEIGHT_SCALE).clamp(-MAX, MAX);
+            let v = (i32::from(*e) * (WEIGHT_SCALE - weight) + diff * weight) / WEIGHT_SCALE;
+            // Within ±MAX, which is within i16.
+            *e = v.clamp(-MAX, MAX) as i16;
         }
     }
 }
