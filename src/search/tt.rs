@@ -305,6 +305,42 @@ fn advise_huge_pages<T>(_: &mut [std::mem::MaybeUninit<T>]) {}
 mod tests {
     use super::*;
 
+    /// On Linux with transparent huge pages on (`always` or `madvise`, the kernel's default),
+    /// the table's memory is eligible for 2 MB pages: the kernel says so per mapping in
+    /// `/proc/self/smaps` (`THPeligible: 1`). With `madvise` (as on this project's machines) a
+    /// table that did not ask would read 0.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_table_asks_for_huge_pages() {
+        let Ok(mode) = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        else {
+            return;
+        };
+        if mode.contains("[never]") {
+            return;
+        }
+        let tt = TranspositionTable::new(8);
+        // 4 MB in: inside the whole 2 MB pages of the 8 MB allocation.
+        let inside = tt.buckets.as_ptr() as usize + (4 << 20);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        if !smaps.contains("THPeligible:") {
+            return; // a kernel before 5.0 does not say
+        }
+        let mut eligible = None;
+        let mut current = false;
+        for line in smaps.lines() {
+            let range = line.split(' ').next().and_then(|r| r.split_once('-'));
+            if let Some((a, b)) = range
+                && let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+            {
+                current = (a..b).contains(&inside);
+            } else if current && let Some(v) = line.strip_prefix("THPeligible:") {
+                eligible = Some(v.trim().to_string());
+            }
+        }
+        assert_eq!(eligible.as_deref(), Some("1"), "{mode}");
+    }
+
     /// Each search thread's histories outlive its search, to start the game's next search
     /// from; clearing the table (a new game) clears them too.
     #[test]
