@@ -249,6 +249,7 @@ impl Games {
     /// when the table is full, and a table still full refuses.
     fn make_room(&self, map: &mut HashMap<u64, Arc<Game>>) -> Result<(), Error> {
         if map.len() >= self.max_games {
+            let mut unlearned = Vec::new();
             map.retain(|_, g| {
                 let mut st = lock(&g.state);
                 st.check_flag();
@@ -261,12 +262,22 @@ impl Games {
                     st.closed = true;
                     g.shared.stop.store(true, Ordering::SeqCst);
                     if st.ending.is_some() && st.learned.is_none() {
-                        let g = g.clone();
-                        std::thread::spawn(move || finish(&g));
+                        let g2 = g.clone();
+                        if std::thread::Builder::new()
+                            .spawn(move || finish(&g2))
+                            .is_err()
+                        {
+                            unlearned.push(g.clone());
+                        }
                     }
                 }
                 keep
             });
+            // Games no thread could be started for (a thread or memory limit): learned here,
+            // their locks released.
+            for g in unlearned {
+                finish(&g);
+            }
         }
         if map.len() >= self.max_games {
             return Err(Error::TooMany(format!(
@@ -564,40 +575,59 @@ fn start_engine(game: &Arc<Game>) {
         (pos, history, limits, (st.takebacks, st.moves.len()))
     };
     *lock(&game.thinking) = None;
-    let game = game.clone();
-    std::thread::spawn(move || {
-        // A search that panics (a position the engine cannot search) leaves the game
-        // usable: not searching for ever, the human told, who may resign or offer a draw.
-        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            think(&game, root.clone(), history, limits)
-        }));
-        let over = {
-            let mut st = lock(&game.state);
-            st.searching = false;
-            let Ok(best) = found else {
-                st.message = Some("Deep Red's search failed in this position.".into());
-                return;
-            };
-            if st.ending.is_some() || st.closed {
-                return;
-            }
-            // Its position is the game's still, or the move is not played (a take-back came,
-            // and a human move after it): Deep Red starts again on the position there is.
-            if (st.takebacks, st.moves.len()) == epoch
-                && let Some((m, score)) = best.filter(|(m, _)| root.is_legal(*m))
-            {
-                st.engine_score = score.or(st.engine_score);
-                st.play(m);
-            }
-            st.ending.is_some()
-        };
-        if over {
-            finish(&game);
-        } else {
-            // Deep Red against itself on one board: the next move.
-            start_engine(&game);
-        }
+    let spawned = std::thread::Builder::new().spawn({
+        let game = game.clone();
+        move || think_and_play(game, root, history, limits, epoch)
     });
+    // No thread for the search (a thread or memory limit): the game stays usable, the human
+    // told, as after a search that failed (a take-back, a resignation or a draw offer).
+    if let Err(e) = spawned {
+        let mut st = lock(&game.state);
+        st.searching = false;
+        st.message = Some(format!("Deep Red's search cannot start: {e}."));
+    }
+}
+
+/// The search thread of [`start_engine`]: Deep Red's move played, unless the game changed
+/// meanwhile, then the next search when Deep Red plays itself, or the game learned when over.
+fn think_and_play(
+    game: Arc<Game>,
+    root: Chess,
+    history: Vec<u64>,
+    limits: Limits,
+    epoch: (u32, usize),
+) {
+    // A search that panics (a position the engine cannot search) leaves the game
+    // usable: not searching for ever, the human told, who may resign or offer a draw.
+    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        think(&game, root.clone(), history, limits)
+    }));
+    let over = {
+        let mut st = lock(&game.state);
+        st.searching = false;
+        let Ok(best) = found else {
+            st.message = Some("Deep Red's search failed in this position.".into());
+            return;
+        };
+        if st.ending.is_some() || st.closed {
+            return;
+        }
+        // Its position is the game's still, or the move is not played (a take-back came,
+        // and a human move after it): Deep Red starts again on the position there is.
+        if (st.takebacks, st.moves.len()) == epoch
+            && let Some((m, score)) = best.filter(|(m, _)| root.is_legal(*m))
+        {
+            st.engine_score = score.or(st.engine_score);
+            st.play(m);
+        }
+        st.ending.is_some()
+    };
+    if over {
+        finish(&game);
+    } else {
+        // Deep Red against itself on one board: the next move.
+        start_engine(&game);
+    }
 }
 
 /// The book's move, else a search with the thinking reported as it goes.
@@ -689,7 +719,11 @@ fn finish(game: &Arc<Game>) {
                 ));
                 let _ = lock(&game.player).resize_hash(1);
                 let g = game.clone();
-                std::thread::spawn(move || learn_later(&g, record));
+                let retry = std::thread::Builder::new().spawn(move || learn_later(&g, record));
+                if let Err(t) = retry {
+                    lock(&game.state).learned =
+                        Some(format!("not learned: {e}; no thread to try again ({t})"));
+                }
                 return;
             }
         }
