@@ -12,19 +12,20 @@ use std::time::Instant;
 
 use shakmaty::{Chess, Color, Move, Position};
 
+use self::state::{Clock, State, color_name};
 use self::types::thinking_of;
 pub use self::types::{GameView, NewGame, Side, Thinking};
 use super::Error;
 use super::explore::{MoveName, Walk, dests};
 use crate::chess::notation::{san_of, uci_move};
 use crate::chess::pgn::{pgn_date, write_pgn};
-use crate::chess::rules::{GameResult, game_end};
+use crate::chess::rules::GameResult;
 use crate::chess::zobrist::hash_of;
 use crate::eval::EvalKind;
 use crate::experience::records::GameRecord;
 use crate::experience::store::Learned;
 use crate::player::evaluator::{EvalChoice, StoreOf};
-use crate::player::{DRAW_ACCEPT_CP, ENGINE_NAME, LearnSettings, Player, dead_draw, hand_over};
+use crate::player::{DRAW_ACCEPT_CP, LearnSettings, Player, dead_draw, hand_over};
 use crate::search::skill::{self, Calibration, Skill};
 use crate::search::{Event, Limits, Shared, search};
 
@@ -40,122 +41,6 @@ const LEARN_RETRIES: u32 = 180;
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking request never leaves a game unusable: its state is whole between statements.
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-#[derive(Clone, Copy)]
-struct Clock {
-    /// Milliseconds left, White's and Black's.
-    left: [i64; 2],
-    inc: i64,
-    /// When the side to move's clock started.
-    since: Instant,
-}
-
-impl Clock {
-    /// Milliseconds left now, the side to move's clock running.
-    fn left_now(&self, turn: Color) -> [i64; 2] {
-        let mut left = self.left;
-        left[index(turn)] -= self.since.elapsed().as_millis() as i64;
-        left
-    }
-}
-
-struct State {
-    start: Chess,
-    moves: Vec<Move>,
-    sides: [Side; 2],
-    clock: Option<Clock>,
-    movetime_ms: u64,
-    /// The result and how it came.
-    ending: Option<(GameResult, String)>,
-    /// The take-backs so far. A search notes the count when it starts and plays its move only
-    /// if it is unchanged: a search started before a take-back never plays, even when the
-    /// moves made since bring the game back to its length.
-    takebacks: u32,
-    /// What became of the game in the store, once it ended.
-    learned: Option<String>,
-    /// The last thing to tell (a declined draw).
-    message: Option<String>,
-    /// Deep Red is searching.
-    searching: bool,
-    /// Deep Red's last score, its own view.
-    engine_score: Option<i32>,
-    /// Dropped from the table to make room: Deep Red starts no search in it any more.
-    closed: bool,
-}
-
-impl State {
-    fn position(&self) -> Chess {
-        let mut p = self.start.clone();
-        for &m in &self.moves {
-            p.play_unchecked(m);
-        }
-        p
-    }
-
-    fn side(&self, c: Color) -> Side {
-        self.sides[index(c)]
-    }
-
-    fn engine_to_move(&self) -> bool {
-        self.ending.is_none() && self.side(self.position().turn()) == Side::Deepred
-    }
-
-    /// Plays `m` for the side to move, its clock stopped; the game ends if the rules say so.
-    fn play(&mut self, m: Move) {
-        let turn = self.position().turn();
-        if let Some(c) = &mut self.clock {
-            let i = index(turn);
-            c.left[i] -= c.since.elapsed().as_millis() as i64;
-            if c.left[i] < 0 {
-                c.left[i] = 0;
-                self.ending = Some((
-                    GameResult::won_by(!turn),
-                    format!("{} lost on time", color_name(turn)),
-                ));
-                return;
-            }
-            c.left[i] += c.inc;
-            c.since = Instant::now();
-        }
-        self.moves.push(m);
-        if let Some(end) = game_end(&self.start, &self.moves) {
-            self.ending = Some((end.result, end.reason.text().to_string()));
-        }
-    }
-
-    /// A flag that fell while no one moved.
-    fn check_flag(&mut self) {
-        if self.ending.is_some() {
-            return;
-        }
-        let turn = self.position().turn();
-        if let Some(c) = &mut self.clock
-            && c.left_now(turn)[index(turn)] <= 0
-        {
-            c.left[index(turn)] = 0;
-            self.ending = Some((
-                GameResult::won_by(!turn),
-                format!("{} lost on time", color_name(turn)),
-            ));
-        }
-    }
-
-    fn names(&self) -> [String; 2] {
-        self.sides.map(|s| match s {
-            Side::Human => "Human".to_string(),
-            Side::Deepred => ENGINE_NAME.to_string(),
-        })
-    }
-}
-
-/// White's entries first, then Black's.
-fn index(c: Color) -> usize {
-    if c == Color::White { 0 } else { 1 }
-}
-
-fn color_name(c: Color) -> &'static str {
-    if c == Color::White { "White" } else { "Black" }
 }
 
 /// One game in progress.
@@ -809,6 +694,7 @@ fn view(id: u64, game: &Game) -> GameView {
     }
 }
 
+mod state;
 #[cfg(test)]
 mod tests;
 mod types;
