@@ -466,10 +466,11 @@ impl Engine {
         let last_best = self.last_best.clone();
         // A search thread the system cannot start (a thread or memory limit) leaves the GUI
         // an answer all the same: a depth-1 search here, on the command thread, keeping its
-        // searchmoves.
-        let mut here = params.clone();
+        // searchmoves. (A failed spawn drops its closure, so the parameters come back whole.)
+        let params = Arc::new(params);
         let spawned = std::thread::Builder::new().spawn({
-            let (shared, tt, busy, released, last_best) = (
+            let (params, shared, tt, busy, released, last_best) = (
+                params.clone(),
                 shared.clone(),
                 tt.clone(),
                 busy.clone(),
@@ -484,6 +485,7 @@ impl Engine {
                 info_string(&format!(
                     "error: the search thread cannot start ({e}); searching to depth 1 here"
                 ));
+                let mut here = Arc::try_unwrap(params).unwrap_or_else(|p| (*p).clone());
                 let searchmoves = std::mem::take(&mut here.limits.searchmoves);
                 here.limits = Limits {
                     searchmoves,

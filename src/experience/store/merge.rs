@@ -7,6 +7,7 @@
 //! both stores cannot be replayed and the merge is refused, nothing written). A source game
 //! whose kept moves do not replay to its hash refuses the merge too.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rusqlite::params;
@@ -270,9 +271,12 @@ impl Store {
         let source_path = source.path().to_path_buf();
         // A game whose moves do not replay to its content hash (a corrupt row) is not copied:
         // the merge is refused before anything is written, naming the source.
-        for g in &games {
-            record_of(&source_path, g)?;
-        }
+        // Each replay is kept for the shared games below (a replay is the merge's costliest
+        // step per game).
+        let records = games
+            .iter()
+            .map(|g| record_of(&source_path, g))
+            .collect::<Result<Vec<_>, Error>>()?;
         let target_path = self.path.clone();
         // The source's row keys: a shared game's castling rows are taken off as the source
         // wrote them (see [`rows_as_written`]).
@@ -285,13 +289,13 @@ impl Store {
             // The rows of the games both stores know, to take off the source's counts.
             let mut shared: HashMap<(Color, Vec<u8>, String), [i64; 3]> = HashMap::new();
             let mut new_games = 0;
-            for (g, new) in games.iter().zip(&inserted) {
+            for ((g, new), record) in games.iter().zip(&inserted).zip(&records) {
                 if *new {
                     new_games += 1;
                     continue;
                 }
-                let record = match record_of(&source_path, g)? {
-                    Some(r) => Some(r),
+                let record = match record {
+                    Some(r) => Some(Cow::Borrowed(r)),
                     None => match tx.game_moves(&g.hash)? {
                         Some((start, moves, evals)) => record_of(
                             &target_path,
@@ -301,7 +305,8 @@ impl Store {
                                 evals,
                                 ..g.clone()
                             },
-                        )?,
+                        )?
+                        .map(Cow::Owned),
                         None => None,
                     },
                 };
