@@ -7,7 +7,10 @@
 #
 #   nice scripts/sprt-chain.sh            # the chain below, 8+0.08, UHO openings, 2 at a time
 #   CHAIN="abc1234:def5678:40" scripts/sprt-chain.sh
+#   CHAIN="abc1234+EvalFiftyDamp=50:abc1234:41" scripts/sprt-chain.sh   # an option's test
 #
+# A CHANGE of the form COMMIT+NAME=VALUE tests an option: COMMIT's binary with
+# `--engine-option NAME=VALUE` against PARENT's (usually COMMIT itself, with the default).
 # Env: CHAIN (space-separated CHANGE:PARENT:SEED), SPRT_DIR (default data/sprt), LIMIT (default
 # "--tc 8+0.08"), BOUNDS (default 0,5,0.05,0.05), GAMES (most games per test, default 20000),
 # CONCURRENCY (default 2), BOOK (default ../shared/data/books/UHO_4060_v2.epd), DEEPRED (the
@@ -30,7 +33,7 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes in the order they were made, except the carried-over histories (f9b1649),
 # run before the singular extensions were decided: it showed the larger gain early. The seeds of
 # the first two are those of the runs begun earlier (their PGNs resume).
-CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 f9b1649:cae2836:39 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38}"
+CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 f9b1649:cae2836:39 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38 4a29748+EvalFiftyDamp=50:4a29748:40}"
 ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
 mkdir -p "$DIR/bin" "$ARCHIVE"
 
@@ -71,12 +74,24 @@ for link in $CHAIN; do
         xz -d -c "$ARCHIVE/$change.pgn.xz" > "$DIR/$change.pgn"
         echo "$change: resumed from $ARCHIVE/$change.pgn.xz ($(grep -c '^\[Result' "$DIR/$change.pgn") games)"
     fi
-    build "$change"
+    commit="${change%%+*}"
+    options=()
+    if [ "$commit" != "$change" ]; then
+        option="${change#*+}"
+        case "$option" in
+            ?*=?*) options=(--engine-option "$option") ;;
+            *)
+                echo "error: '$change' in CHAIN: after '+' comes NAME=VALUE" >&2
+                exit 1
+                ;;
+        esac
+    fi
+    build "$commit"
     build "$parent"
     CURRENT="$change"
     echo "$change against $parent (seed $seed): games in $DIR/$change.log"
     # shellcheck disable=SC2086  # LIMIT is two words
-    if ! "$DEEPRED" match --engine "$DIR/bin/$change" --opponent "$DIR/bin/$parent" $LIMIT \
+    if ! "$DEEPRED" match --engine "$DIR/bin/$commit" "${options[@]}" --opponent "$DIR/bin/$parent" $LIMIT \
         --book "$BOOK" --sprt "$BOUNDS" --games "$GAMES" --concurrency "$CONCURRENCY" \
         --seed "$seed" --pgn "$DIR/$change.pgn" --resume \
         > "$DIR/$change.out" 2>> "$DIR/$change.log"; then

@@ -236,7 +236,8 @@ fn spsa_refuses_bad_inputs() {
 /// already in place, so nothing is built): stopped by SIGTERM mid-test, it keeps the games
 /// played so far compressed in its archive; with the data folder's PGN lost, it resumes from
 /// the archive, hands the match those games with `--resume`, and records the decision; run once
-/// more, it skips the decided test.
+/// more, it skips the decided test. A CHANGE of the form COMMIT+NAME=VALUE plays COMMIT's binary
+/// with that option.
 #[cfg(unix)]
 #[test]
 fn sprt_chain_keeps_its_games_through_a_stop_and_a_lost_data_folder() {
@@ -344,6 +345,34 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
     assert_eq!(
         std::fs::read_to_string(dir.join("calls")).unwrap().trim(),
         "2"
+    );
+
+    // An option's test: the commit's binary with the option against the same binary without.
+    let out = chain()
+        .env("CHAIN", "aaa1111+EvalFiftyDamp=50:aaa1111:8")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let args = std::fs::read_to_string(dir.join("args3")).unwrap();
+    for want in [
+        "bin/aaa1111 --engine-option EvalFiftyDamp=50 --opponent",
+        "bin/aaa1111 --tc",
+        "--seed 8",
+        "aaa1111+EvalFiftyDamp=50.pgn",
+    ] {
+        assert!(args.contains(want), "{want} not in {args}");
+    }
+    assert!(data.join("aaa1111+EvalFiftyDamp=50.result").exists());
+    // A '+' without NAME=VALUE after it is refused before any game.
+    let out = chain()
+        .env("CHAIN", "aaa1111+EvalFiftyDamp:aaa1111:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("after '+' comes NAME=VALUE"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("calls")).unwrap().trim(),
+        "3"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
