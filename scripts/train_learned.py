@@ -4,15 +4,16 @@ one: `deepred train-learned`'s trainer (src/train/value.rs) for a GPU. `deepred 
 torch` runs it (a copy the binary writes into its work folder); it also runs by hand.
 
 Same inputs and outputs as the CPU trainer: bulletformat records (32 bytes each; `deepred
-datagen` files, `deepred experience export --bullet`), the same net ((768 -> H) x 2 -> 1, the
+datagen` files, `deepred experience export --bullet`), the same net ((768 -> H) x 2 -> 1, with
+B output buckets by material (bullet's MaterialCount<B>, src/nn/value.rs `output_bucket`), the
 accumulator squared-clipped, PyTorch-layout tensors `ft.weight [H, 768]`, `ft.bias`,
-`out.weight [1, 2H]`, `out.bias`), the same loss ((sigmoid(out) - target)^2 with target = (1 -
+`out.weight [B, 2H]`, `out.bias [B]`), the same loss ((sigmoid(out) - target)^2 with target = (1 -
 wdl) * sigmoid(score / 400) + wdl * result, the side to move's view), Adam with the learning
 rate decayed after each epoch, weights clipped to what the quantised kernels hold (+-1.98), the
 same initialisation, and the net file the engine loads, rewritten after every epoch.
 
 Usage:
-  train_learned.py --data F.bin [F2.bin ...] --out NET [--hidden 256] [--epochs 30] [--batch 8192]
+  train_learned.py --data F.bin [F2.bin ...] --out NET [--hidden 256] [--buckets 1] [--epochs 30] [--batch 8192]
                    [--lr 0.002] [--lr-decay 0.92] [--wdl 0] [--val-fraction 0.05] [--seed 1]
                    [--init NET]
                    [--meta KEY=VALUE ...] [--device cuda|cpu] [--csv LOG]
@@ -74,6 +75,14 @@ def views(rec):
     return us, them
 
 
+def buckets_of(rec, buckets):
+    """The output bucket of each record [n, 32]: (pieces - 2) // (32 // buckets), at most
+    buckets - 1 (src/nn/value.rs `output_bucket`)."""
+    occ = rec[:, :8].long()
+    pieces = ((occ.unsqueeze(2) & BIT.to(rec.device)) > 0).sum(dim=(1, 2))
+    return ((pieces - 2).clamp(min=0) // (32 // buckets)).clamp(max=buckets - 1)
+
+
 def targets(rec, wdl):
     score = (rec[:, 24].long() | (rec[:, 25].long() << 8)).to(torch.int16).float()
     result = rec[:, 26].float() / 2.0
@@ -81,30 +90,39 @@ def targets(rec, wdl):
 
 
 class Learned(nn.Module):
-    def __init__(self, hidden):
+    def __init__(self, hidden, buckets=1):
         super().__init__()
         self.hidden = hidden
+        self.buckets = buckets
         self.ft = nn.Linear(INPUTS, hidden)
-        self.out = nn.Linear(2 * hidden, 1)
+        self.out = nn.Linear(2 * hidden, buckets)
 
     def init(self, gen):
-        # src/train/value.rs ValueParams::random's bounds, zero biases.
+        # src/train/value.rs ValueParams::random's bounds, zero biases, the same output row in
+        # every bucket.
         b0, b1 = 1.0 / math.sqrt(INPUTS), 1.0 / math.sqrt(2 * self.hidden)
         with torch.no_grad():
             self.ft.weight.uniform_(-b0, b0, generator=gen)
-            self.out.weight.uniform_(-b1, b1, generator=gen)
+            row = torch.empty(1, 2 * self.hidden).uniform_(-b1, b1, generator=gen)
+            self.out.weight.copy_(row.expand(self.buckets, -1))
             self.ft.bias.zero_()
             self.out.bias.zero_()
 
-    def forward(self, us, them):
+    def forward(self, us, them, bucket):
         a = torch.cat([self.ft(us), self.ft(them)], dim=1).clamp(0.0, 1.0).pow(2)
-        return self.out(a).squeeze(1)
+        return self.out(a).gather(1, bucket.unsqueeze(1)).squeeze(1)
 
     def layout(self):
-        return [("ft", INPUTS, self.hidden), ("out", 2 * self.hidden, 1)]
+        return [("ft", INPUTS, self.hidden), ("out", 2 * self.hidden, self.buckets)]
 
     def architecture(self):
-        return f"(768-{self.hidden})x2-1"
+        tail = "" if self.buckets == 1 else f"x{self.buckets}"
+        return f"(768-{self.hidden})x2-1{tail}"
+
+
+def run(net, rec):
+    """The net's raw outputs for records [n, 32]."""
+    return net(*views(rec), buckets_of(rec, net.buckets))
 
 
 def loss_of(net, rec, wdl, batch):
@@ -112,7 +130,7 @@ def loss_of(net, rec, wdl, batch):
     with torch.no_grad():
         for i in range(0, len(rec), batch):
             r = rec[i : i + batch]
-            d = torch.sigmoid(net(*views(r))) - targets(r, wdl)
+            d = torch.sigmoid(run(net, r)) - targets(r, wdl)
             total += float((d * d).sum())
     return total / max(len(rec), 1)
 
@@ -126,7 +144,9 @@ def train(a):
     data = data[torch.randperm(len(data), generator=gen)]
     n_val = min(int(len(data) * a.val_fraction), len(data) // 2)
     val, tr = data[:n_val].to(dev), data[n_val:].to(dev)
-    net = Learned(max(a.hidden, 16))
+    if a.buckets not in (1, 2, 4, 8):
+        sys.exit(f"error: --buckets {a.buckets}: a learned net has 1, 2, 4 or 8")
+    net = Learned(max(a.hidden, 16), a.buckets)
     net.init(gen)
     if a.init:
         # Fine-tuning: the weights of a net of the same size (the CPU trainer's --init).
@@ -144,7 +164,7 @@ def train(a):
         total = 0.0
         for i in range(0, len(tr), a.batch):
             r = tr[order[i : i + a.batch]]
-            d = torch.sigmoid(net(*views(r))) - targets(r, a.wdl)
+            d = torch.sigmoid(run(net, r)) - targets(r, a.wdl)
             loss = (d * d).sum()
             opt.zero_grad(set_to_none=True)
             (loss / len(r)).backward()
@@ -174,11 +194,11 @@ def outputs(a):
     from train_gpu import load_net
 
     _, tensors = load_net(a.net)
-    net = Learned(tensors["ft.weight"].shape[0])
+    net = Learned(tensors["ft.weight"].shape[0], tensors["out.weight"].shape[0])
     load_init(net, a.net, partial=False)
     rec = read_records(a.data)[: a.count]
     with torch.no_grad():
-        for v in net(*views(rec)).tolist():
+        for v in run(net, rec).tolist():
             print(f"{v:.7g}")
 
 
@@ -194,6 +214,7 @@ def main():
     p.add_argument("--data", nargs="+", required=True, help="bulletformat files")
     p.add_argument("--out", required=True)
     p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--buckets", type=int, default=1, help="output buckets by material: 1, 2, 4 or 8")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--batch", type=int, default=8192)
     p.add_argument("--lr", type=float, default=0.002)
@@ -201,7 +222,7 @@ def main():
     p.add_argument("--wdl", type=float, default=0.0)
     p.add_argument("--val-fraction", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--init", help="start from this learned net's weights (same --hidden)")
+    p.add_argument("--init", help="start from this learned net's weights (same --hidden and --buckets)")
     p.add_argument("--generation", default="1")
     p.add_argument("--meta", nargs="*", default=[], help="KEY=VALUE metadata for the net file")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")

@@ -470,6 +470,14 @@ fn bad_input_is_a_clear_error() {
             "hidden units where --hidden asks 64",
         ),
         (
+            vec!["--fine-tune", "--buckets", "8"],
+            "output buckets where --buckets asks 8",
+        ),
+        (
+            vec!["--buckets", "3"],
+            "the output buckets are one of [1, 2, 4, 8]",
+        ),
+        (
             vec!["--reference", "nothing=/nonexistent/engine"],
             "--reference nothing",
         ),
@@ -812,6 +820,14 @@ fn a_candidate_of_other_settings_is_trained_again() {
     forget_gate();
     let log = run(&["--lr", "0.001"]);
     assert!(log.contains(trained), "{log}");
+    // Output buckets are another size of net: trained again, and gated on the clock.
+    forget_gate();
+    let log = run(&["--lr", "0.001", "--buckets", "2"]);
+    assert!(log.contains(trained), "{log}");
+    assert!(log.contains("(the net's size changes)"), "{log}");
+    let candidate = work.join("nets/candidate-gen1-try0.safetensors");
+    let net = deepred::nn::value::ValueNet::load(&candidate).unwrap();
+    assert_eq!(net.buckets, 2, "{log}");
     // The same settings and work folder on another store: its candidate was trained on the
     // other store's games (and its gate, when kept, promoted it into this store).
     forget_gate();

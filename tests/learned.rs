@@ -597,37 +597,68 @@ fn positions() -> Vec<Chess> {
 }
 
 /// The quantised net written out in plain integer loops from the trainer's f32 weights (the
-/// quantisation documented in `nn::value`): centipawns for the side to move of a record.
+/// quantisation documented in `nn::value`): centipawns for the side to move of a record. With
+/// output buckets, the row of bullet's `MaterialCount<B>`: (pieces - 2) / (32 / B).
 fn integer_reference(p: &ValueParams, b: &ChessBoard) -> i32 {
     let h = p.hidden;
     let q = |v: f32, s: f32, lim: i64| ((v * s).round() as i64).clamp(-lim, lim);
     let (us, them) = deepred::chess::bullet::features(b);
+    let k = ((us.len() - 2) / (32 / p.buckets)).min(p.buckets - 1);
+    let out_w = &p.out_w[2 * h * k..];
     let mut sum: i64 = 0;
-    for (k, feats) in [us, them].iter().enumerate() {
+    for (side, feats) in [us, them].iter().enumerate() {
         for j in 0..h {
             let mut acc = q(p.ft_b[j], 255.0, 32767);
             for &f in feats {
                 acc += q(p.ft_w[usize::from(f) * h + j], 255.0, 32767);
             }
             let c = acc.clamp(0, 255);
-            sum += c * c * q(p.out_w[k * h + j], 64.0, 127);
+            sum += c * c * q(out_w[side * h + j], 64.0, 127);
         }
     }
-    let out = sum / 255 + q(p.out_b, 255.0 * 64.0, i64::from(i32::MAX / 4));
+    let out = sum / 255 + q(p.out_b[k], 255.0 * 64.0, i64::from(i32::MAX / 4));
     (out * 400 / (255 * 64)) as i32
 }
 
 #[test]
 fn native_quantised_inference_matches_the_trainer_and_updates_incrementally() {
-    let dir = temp_dir("native");
+    let one = native_inference_matches(1);
+    // Eight output buckets, each row scaled and biased differently: the same integers as the
+    // reference, which picks each position's row itself.
+    let eight = native_inference_matches(8);
+    // The buckets are used: the two nets share the first bucket's row only.
+    let positions = positions();
+    let pieces = |p: &Chess| p.board().occupied().count();
+    let differ = |lo: usize, hi: usize| {
+        positions
+            .iter()
+            .zip(one.iter().zip(&eight))
+            .filter(|(p, _)| (lo..=hi).contains(&pieces(p)))
+            .filter(|(_, (a, b))| a != b)
+            .count()
+    };
+    assert!(differ(6, 32) > 50, "{}", differ(6, 32));
+    assert_eq!(differ(2, 5), 0);
+}
+
+/// Builds a net of 64 hidden units with `buckets` output buckets, checks the engine's
+/// evaluation of the test positions against [`integer_reference`] and the trainer's f32 pass,
+/// and its accumulators move by move; returns the evaluations.
+fn native_inference_matches(buckets: usize) -> Vec<i32> {
+    let dir = temp_dir(&format!("native{buckets}"));
     let file = dir.join("net.safetensors");
     // A trained-looking net: random weights scaled up so that activations spread over the
-    // clamp range.
-    let mut p = ValueParams::random(64, 11);
+    // clamp range; bucket k's output row scaled by 1 + k/2 and biased by 0.1 + k/10.
+    let mut p = ValueParams::random(64, buckets, 11);
     p.ft_w.iter_mut().for_each(|w| *w *= 6.0);
     p.ft_b.iter_mut().for_each(|w| *w = 0.3);
-    p.out_w.iter_mut().for_each(|w| *w *= 4.0);
-    p.out_b = 0.1;
+    for (k, row) in p.out_w.chunks_mut(128).enumerate() {
+        row.iter_mut()
+            .for_each(|w| *w *= 4.0 * (1.0 + k as f32 / 2.0) / 4.5);
+    }
+    for (k, b) in p.out_b.iter_mut().enumerate() {
+        *b = 0.1 + k as f32 / 10.0;
+    }
     p.save(
         &file,
         std::collections::HashMap::from([
@@ -637,8 +668,11 @@ fn native_quantised_inference_matches_the_trainer_and_updates_incrementally() {
     )
     .unwrap();
     let net = ValueNet::load(&file).unwrap();
+    assert_eq!(net.buckets, buckets);
     let (mut total, mut n) = (0.0f32, 0);
+    let mut evals = Vec::new();
     for pos in positions() {
+        evals.push(net.evaluate_cp(&pos));
         let b = deepred::chess::bullet::board_of(&pos, 0, 0.5, 0);
         // Exactly the integers of an independent quantised forward pass.
         assert_eq!(net.evaluate_cp(&pos), integer_reference(&p, &b), "{pos:?}");
@@ -672,10 +706,11 @@ fn native_quantised_inference_matches_the_trainer_and_updates_incrementally() {
             for persp in Color::ALL {
                 assert_eq!(acc.get(ply + 1, persp), fresh.get(0, persp));
             }
-            assert_eq!(acc.evaluate_cp(ply + 1, pos.turn()), net.evaluate_cp(&pos));
+            assert_eq!(acc.evaluate_cp(ply + 1, &pos), net.evaluate_cp(&pos));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    evals
 }
 
 #[test]
@@ -686,6 +721,7 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     let out = dir.join("learned.safetensors");
     let opts = ValueTrainOptions {
         hidden: 32,
+        buckets: 1,
         epochs: 4,
         batch: 64,
         lr: 0.01,
@@ -720,6 +756,49 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     );
     let file = deepred::nn::net::NetFile::load(&out, None).unwrap();
     assert_eq!(file.meta["parent"], "none");
+    assert_eq!(file.meta["architecture"], "(768-32)x2-1");
+    // With eight output buckets: the loss falls too, and the file has a row per bucket.
+    let bucketed = dir.join("bucketed.safetensors");
+    let opts8 = ValueTrainOptions {
+        buckets: 8,
+        out: bucketed.clone(),
+        ..opts.clone()
+    };
+    let records = read_records(std::slice::from_ref(&data)).unwrap();
+    let log8 = train_value(&opts8, records.clone(), |_, _| {}).unwrap();
+    assert!(
+        log8[3].train_loss < log8[0].train_loss * 0.9,
+        "{:?}",
+        log8.iter().map(|e| e.train_loss).collect::<Vec<_>>()
+    );
+    let file = deepred::nn::net::NetFile::load(&bucketed, None).unwrap();
+    assert_eq!(file.meta["architecture"], "(768-32)x2-1x8");
+    let p8 = ValueParams::load(&bucketed).unwrap();
+    assert_eq!((p8.buckets, p8.out_w.len(), p8.out_b.len()), (8, 8 * 64, 8));
+    let net8 = ValueNet::load(&bucketed).unwrap();
+    assert!(net8.description.contains("x2->1x8"), "{}", net8.description);
+    // The rows part as they learn from positions of different material (they start equal).
+    let rows: Vec<&[f32]> = p8.out_w.chunks(64).collect();
+    assert!(rows.windows(2).any(|w| w[0] != w[1]));
+    // What the trainer computes, the engine computes (quantised).
+    let mut compared = 0;
+    for r in records.iter().take(200) {
+        if let Some(pos) = frame_position(r) {
+            assert_eq!(net8.evaluate_cp(&pos), integer_reference(&p8, r));
+            compared += 1;
+        }
+    }
+    assert!(compared > 150, "{compared}");
+    // Other bucket counts are refused, by the trainer and by the engine.
+    let opts3 = ValueTrainOptions {
+        buckets: 3,
+        ..opts.clone()
+    };
+    let err = train_value(&opts3, records, |_, _| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("3 output buckets"), "{err}");
     // Through UCI: a search with the net.
     let mut e = common::Uci::start();
     e.send(&format!("setoption name EvalFile value {}", out.display()));
@@ -747,14 +826,22 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
             ("kind".to_string(), "learned".to_string()),
         ])
     };
-    let mut big = ValueParams::random(16, 1);
+    let mut three = ValueParams::random(16, 1, 1);
+    three.buckets = 3;
+    three.out_w = three.out_w.repeat(3);
+    three.out_b = vec![0.0; 3];
+    let bad = dir.join("three.safetensors");
+    three.save(&bad, meta()).unwrap();
+    let err = ValueNet::load(&bad).err().unwrap().to_string();
+    assert!(err.contains("3 output buckets"), "{err}");
+    let mut big = ValueParams::random(16, 1, 1);
     big.ft_w[5] = 500.0;
     let bad = dir.join("big.safetensors");
     big.save(&bad, meta()).unwrap();
     let err = ValueNet::load(&bad).err().unwrap().to_string();
     assert!(err.contains("beyond"), "{err}");
     // Wider than the kernels take: said so (its weights, all zero, were blamed).
-    let mut too_wide = ValueParams::random(4096, 1);
+    let mut too_wide = ValueParams::random(4096, 1, 1);
     too_wide.ft_w.iter_mut().for_each(|w| *w = 0.0);
     let wide_file = dir.join("wide.safetensors");
     too_wide.save(&wide_file, meta()).unwrap();
@@ -765,7 +852,7 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     );
     // Each weight within its bound, but one hidden unit's bias and 32 pieces' weights would
     // wrap its i16 accumulator (5.0 * 32 * 255 > 32,767): refused, naming the unit.
-    let mut wide = ValueParams::random(16, 1);
+    let mut wide = ValueParams::random(16, 1, 1);
     for f in 0..768 {
         wide.ft_w[f * 16 + 3] = 5.0;
     }
@@ -773,8 +860,8 @@ fn the_trainer_lowers_the_loss_and_writes_a_net_the_engine_loads() {
     let err = ValueNet::load(&bad).err().unwrap().to_string();
     assert!(err.contains("hidden unit 3"), "{err}");
     // An output bias of thousands of pawns.
-    let mut biased = ValueParams::random(16, 1);
-    biased.out_b = 1000.0;
+    let mut biased = ValueParams::random(16, 1, 1);
+    biased.out_b = vec![1000.0];
     biased.save(&bad, meta()).unwrap();
     let err = ValueNet::load(&bad).err().unwrap().to_string();
     assert!(err.contains("'out.bias'"), "{err}");
@@ -790,6 +877,7 @@ fn fine_tuning_starts_from_the_parents_weights() {
     let parent = dir.join("parent.safetensors");
     let opts = ValueTrainOptions {
         hidden: 32,
+        buckets: 1,
         epochs: 3,
         batch: 64,
         lr: 0.01,
@@ -831,14 +919,27 @@ fn fine_tuning_starts_from_the_parents_weights() {
     // Another size than the parent's: a clear error.
     let wider = ValueTrainOptions {
         hidden: 64,
-        ..frozen
+        ..frozen.clone()
     };
-    let err = train_value(&wider, records, |_, _| {})
+    let err = train_value(&wider, records.clone(), |_, _| {})
         .err()
         .unwrap()
         .to_string();
     assert!(
         err.contains("has 32 hidden units") && err.contains("64"),
+        "{err}"
+    );
+    // Other output buckets than the parent's: a clear error too.
+    let bucketed = ValueTrainOptions {
+        buckets: 4,
+        ..frozen
+    };
+    let err = train_value(&bucketed, records, |_, _| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("has 1 output buckets where the training asks 4"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);

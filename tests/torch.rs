@@ -626,29 +626,69 @@ fn the_learned_net_trained_with_pytorch_is_the_net_the_cpu_trainer_computes_and_
     assert_eq!(file.meta["epochs"], "3");
     assert_eq!(file.meta["parent"], "0");
     assert!(file.meta["trainer"].starts_with("scripts/train_learned.py on CPU"));
-    let outputs = run(&[
-        "outputs",
-        "--net",
-        net.to_str().unwrap(),
-        "--data",
-        data.to_str().unwrap(),
-        "--count",
-        "60",
-    ]);
-    let params = ValueParams::load(&net).unwrap();
+    // The script's outputs on the first `count` records: the CPU trainer's forward pass.
     let records = read_records(std::slice::from_ref(&data)).unwrap();
-    let got = numbers(&outputs);
-    assert_eq!(got.len(), 60);
-    for (r, v) in records.iter().zip(&got) {
-        let want = params.forward(r);
-        assert!(
-            (want - v[0]).abs() < 1e-4,
-            "record {r:?}: {want} against {}",
-            v[0]
-        );
-    }
+    let same_outputs = |net: &Path, count: usize| {
+        let outputs = run(&[
+            "outputs",
+            "--net",
+            net.to_str().unwrap(),
+            "--data",
+            data.to_str().unwrap(),
+            "--count",
+            &count.to_string(),
+        ]);
+        let params = ValueParams::load(net).unwrap();
+        let got = numbers(&outputs);
+        assert_eq!(got.len(), count);
+        for (r, v) in records.iter().zip(&got) {
+            let want = params.forward(r);
+            assert!(
+                (want - v[0]).abs() < 1e-4,
+                "record {r:?}: {want} against {}",
+                v[0]
+            );
+        }
+        params
+    };
+    same_outputs(&net, 60);
     // The engine quantises and plays it.
     deepred::nn::value::ValueNet::load(&net).unwrap();
+    // With eight output buckets by material: the script picks each record's row as the CPU
+    // trainer and the engine do.
+    let net8 = dir.join("n8.safetensors");
+    run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        net8.to_str().unwrap(),
+        "--hidden",
+        "32",
+        "--buckets",
+        "8",
+        "--epochs",
+        "2",
+        "--batch",
+        "256",
+        "--device",
+        "cpu",
+    ]);
+    let params = same_outputs(&net8, 200);
+    assert_eq!(params.buckets, 8);
+    assert!(
+        params
+            .out_w
+            .chunks(64)
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| w[0] != w[1])
+    );
+    let file = deepred::nn::net::NetFile::load(&net8, Some(Kind::Learned)).unwrap();
+    assert_eq!(file.meta["architecture"], "(768-32)x2-1x8");
+    assert_eq!(
+        deepred::nn::value::ValueNet::load(&net8).unwrap().buckets,
+        8
+    );
 
     // The loop with --trainer torch, on tiny settings, from a parent of the same size.
     let parent = dir.join("parent.safetensors");

@@ -69,7 +69,7 @@ pub struct LearnArgs {
     #[command(flatten)]
     pub value: super::ValueTrainArgs,
     /// Start each candidate from its parent's weights instead of random ones (fine-tuning on
-    /// the window; the parent's hidden size must be --hidden's).
+    /// the window; the parent's hidden size and output buckets must be --hidden's and --buckets').
     #[arg(long)]
     pub fine_tune: bool,
     #[command(flatten)]

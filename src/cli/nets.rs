@@ -174,7 +174,7 @@ pub struct TrainLearnedArgs {
     #[command(flatten)]
     pub value: ValueTrainArgs,
     /// Start from this learned net's weights instead of random ones (fine-tuning); its hidden
-    /// size must be --hidden's.
+    /// size and output buckets must be --hidden's and --buckets'.
     #[arg(long)]
     pub init: Option<std::path::PathBuf>,
     /// Threads (default: every core).
@@ -336,6 +336,10 @@ pub struct ValueTrainArgs {
     /// Hidden units of each view's accumulator (16 to 2048).
     #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(16..=2048))]
     pub hidden: usize,
+    /// Output buckets by material (1, 2, 4 or 8): the output layer has this many rows and a
+    /// position uses the row of its piece count (bullet's MaterialCount).
+    #[arg(long, default_value_t = 1, value_parser = output_buckets)]
+    pub buckets: usize,
     #[arg(long, default_value_t = 30, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub epochs: usize,
     #[arg(long, default_value_t = 8192, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 24))]
@@ -354,6 +358,16 @@ pub struct ValueTrainArgs {
     /// Share of the positions kept out to measure the loss on (0 to 0.5).
     #[arg(long, default_value_t = 0.05, value_parser = val_share)]
     pub val_fraction: f64,
+}
+
+/// A number of output buckets a learned net may have.
+fn output_buckets(s: &str) -> Result<usize, String> {
+    let allowed = deepred::nn::value::OUTPUT_BUCKETS;
+    s.trim()
+        .parse()
+        .ok()
+        .filter(|b| allowed.contains(b))
+        .ok_or_else(|| format!("'{s}': the output buckets are one of {allowed:?}"))
 }
 
 /// A number in (0, 1] (`zero`: in [0, 1]): learning rates, their decay, weights. NaN, infinities

@@ -128,6 +128,7 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         window: a.positions.window.unwrap_or(DEFAULT_WINDOW).max(1),
         train: gate::TrainSettings {
             hidden: a.value.hidden,
+            buckets: a.value.buckets,
             epochs: a.value.epochs.max(1),
             batch: a.value.batch.max(1),
             lr: a.value.lr,

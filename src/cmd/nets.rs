@@ -270,6 +270,7 @@ pub fn train_learned(a: TrainLearnedArgs) -> ExitCode {
     };
     let opts = ValueTrainOptions {
         hidden: a.value.hidden,
+        buckets: a.value.buckets,
         epochs: a.value.epochs,
         batch: a.value.batch,
         lr: a.value.lr,

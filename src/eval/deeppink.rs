@@ -56,7 +56,7 @@ impl Incremental for Accumulators<'_> {
     fn push_null(&mut self, ply: usize) {
         Accumulators::push_null(self, ply);
     }
-    fn evaluate_cp(&self, ply: usize, turn: shakmaty::Color) -> i32 {
-        Accumulators::evaluate_cp(self, ply, turn)
+    fn evaluate_cp(&self, ply: usize, pos: &Chess) -> i32 {
+        Accumulators::evaluate_cp(self, ply, shakmaty::Position::turn(pos))
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use shakmaty::{Chess, Color, Move};
+use shakmaty::{Chess, Move};
 
 use super::{Incremental, ScalarEvaluator};
 use crate::nn::net::{Kind, NetFile, NetSource};
@@ -53,7 +53,7 @@ impl Incremental for ValueAccumulators<'_> {
     fn push_null(&mut self, ply: usize) {
         ValueAccumulators::push_null(self, ply);
     }
-    fn evaluate_cp(&self, ply: usize, turn: Color) -> i32 {
-        ValueAccumulators::evaluate_cp(self, ply, turn)
+    fn evaluate_cp(&self, ply: usize, pos: &Chess) -> i32 {
+        ValueAccumulators::evaluate_cp(self, ply, pos)
     }
 }

@@ -23,7 +23,7 @@ pub mod torchscript;
 
 use std::sync::{Arc, OnceLock};
 
-use shakmaty::{Chess, Color, Move};
+use shakmaty::{Chess, Move};
 
 pub use error::Error;
 
@@ -55,8 +55,8 @@ pub trait Incremental {
     fn push(&mut self, ply: usize, pos: &Chess, m: Move);
     /// Ply `ply + 1` = ply `ply` with the other side to move (null move).
     fn push_null(&mut self, ply: usize);
-    /// Centipawns at `ply` for the side to move `turn`.
-    fn evaluate_cp(&self, ply: usize, turn: Color) -> i32;
+    /// Centipawns at `ply` for the side to move of `pos`, the position at `ply`.
+    fn evaluate_cp(&self, ply: usize, pos: &Chess) -> i32;
 }
 
 /// A leaf judge that compares two positions instead of scoring one.

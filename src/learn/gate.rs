@@ -21,6 +21,8 @@ use crate::train::value::{ValueTrainOptions, train_value};
 #[derive(Clone, Debug)]
 pub struct TrainSettings {
     pub hidden: usize,
+    /// Output buckets (`nn::value::OUTPUT_BUCKETS`).
+    pub buckets: usize,
     pub epochs: usize,
     pub batch: usize,
     pub lr: f32,
@@ -186,8 +188,15 @@ pub fn train(
     // trained and gated on the other store's games).
     let store_at = std::fs::canonicalize(&opts.store).unwrap_or_else(|_| opts.store.clone());
     let trained = format!(
-        "hidden {} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
+        "hidden {}{} epochs {} batch {} lr {} lr_decay {} wdl {} val_fraction {} fine_tune {} window {} trainer {} parent {} positions {:?}",
         t.hidden,
+        // (Written only when there are buckets: a candidate trained before they existed
+        // still counts as trained with one.)
+        if t.buckets == 1 {
+            String::new()
+        } else {
+            format!(" buckets {}", t.buckets)
+        },
         t.epochs,
         t.batch,
         t.lr,
@@ -274,6 +283,7 @@ pub fn train(
     if let super::torch::Trainer::Torch { python } = &t.trainer {
         let settings = [
             ("--hidden", t.hidden.to_string()),
+            ("--buckets", t.buckets.to_string()),
             ("--epochs", t.epochs.to_string()),
             ("--batch", t.batch.to_string()),
             ("--lr", t.lr.to_string()),
@@ -316,6 +326,7 @@ fn train_on_cpu(
     let t = &opts.train;
     let train = ValueTrainOptions {
         hidden: t.hidden,
+        buckets: t.buckets,
         epochs: t.epochs,
         batch: t.batch,
         lr: t.lr,
@@ -367,14 +378,15 @@ pub fn learned_engine(path: &Path) -> EngineSpec {
 }
 
 /// How a gate is played: at the gate's nodes while the net keeps its size (the match then
-/// measures the evaluation, not its speed), on the gate's clock when the size changes.
+/// measures the evaluation, not its speed), on the gate's clock when the size (hidden units or
+/// output buckets) changes.
 pub fn gate_limit(
     opts: &LearnOptions,
     candidate: &Path,
     parent: &Path,
 ) -> Result<MoveLimit, Error> {
-    let hidden = |p: &Path| crate::nn::value::ValueNet::load(p).map(|n| n.hidden);
-    Ok(if hidden(candidate)? == hidden(parent)? {
+    let size = |p: &Path| crate::nn::value::ValueNet::load(p).map(|n| (n.hidden, n.buckets));
+    Ok(if size(candidate)? == size(parent)? {
         MoveLimit::Nodes(opts.gate.nodes)
     } else {
         MoveLimit::Clock(opts.gate.tc)

@@ -311,6 +311,12 @@ fn preflight(opts: &LearnOptions, net: &Net) -> Result<(), Error> {
                 net.generation, parent.hidden, opts.train.hidden
             )));
         }
+        if parent.buckets != opts.train.buckets {
+            return Err(Error::Other(format!(
+                "--fine-tune: the current net (generation {}) has {} output buckets where --buckets asks {}",
+                net.generation, parent.buckets, opts.train.buckets
+            )));
+        }
     }
     for r in opts.references.iter().filter(|r| r.engine.cmd.is_some()) {
         let mut e = r

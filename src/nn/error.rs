@@ -68,6 +68,8 @@ pub enum Problem {
     },
     #[error("hidden size {hidden} is more than the {max} the evaluation's kernels take")]
     TooWide { hidden: usize, max: usize },
+    #[error("{buckets} output buckets: a learned net has {allowed:?}")]
+    Buckets { buckets: usize, allowed: Vec<usize> },
     #[error("layer '{layer}' has too many inputs ({inputs})")]
     TooManyInputs { layer: String, inputs: usize },
     #[error(

@@ -1,12 +1,16 @@
 //! The learned value net (`Evaluator=learned`): an NNUE-style perspective net trained on Deep
 //! Red's own games (`deepred datagen`, `deepred train learned`).
 //!
-//! Architecture `(768 -> H) x 2 -> 1`: one feature transformer (deeppink768 features, the same
-//! weights for both views) gives an accumulator for the side to move and one for the opponent;
-//! the output is `w . [screlu(us), screlu(them)] + b` with `screlu(x) = clamp(x, 0, 1)^2`, and
-//! centipawns are `output * 400` (the trainer fits `sigmoid(output)` to the game's expected
-//! score). The file holds the trainer's f32 weights (`ft.weight [H, 768]`, `ft.bias [H]`,
-//! `out.weight [1, 2H]`, `out.bias [1]`); they are quantised when loaded:
+//! Architecture `(768 -> H) x 2 -> 1` (`x B` output buckets): one feature transformer
+//! (deeppink768 features, the same weights for both views) gives an accumulator for the side to
+//! move and one for the opponent; the output is `w . [screlu(us), screlu(them)] + b` with
+//! `screlu(x) = clamp(x, 0, 1)^2`, and centipawns are `output * 400` (the trainer fits
+//! `sigmoid(output)` to the game's expected score). With `B` output buckets the output layer
+//! has `B` rows and a position uses the row of its material ([`output_bucket`], bullet's
+//! `MaterialCount<B>`): the same accumulators, a different last layer for the opening, the
+//! middlegame and the endings. The file holds the trainer's f32 weights (`ft.weight [H, 768]`,
+//! `ft.bias [H]`, `out.weight [B, 2H]`, `out.bias [B]`; `B` is 1, 2, 4 or 8); they are quantised
+//! when loaded:
 //! feature transformer `round(w * 255)` (i16), output weights `round(w * 64)` clamped to ±127 (so
 //! that a clamped activation times a weight fits an i16, the AVX2 kernel's `madd` trick), output
 //! bias `round(b * 255 * 64)` (i32). The accumulators are i16, updated move by move (add and
@@ -30,6 +34,16 @@ pub const QB: i32 = 64;
 pub const SCALE: i32 = 400;
 /// The widest hidden layer the AVX2 kernel sums without overflow (see [`screlu_dot_avx2`]).
 pub const MAX_HIDDEN: usize = 2048;
+/// The numbers of output buckets a net may have.
+pub const OUTPUT_BUCKETS: [usize; 4] = [1, 2, 4, 8];
+
+/// The output bucket of a position with `pieces` pieces (kings included) in a net with
+/// `buckets` of them: bullet's `MaterialCount<buckets>`, `(pieces - 2) / (32 / buckets)`, so that
+/// a net trained there with the same count reads the same rows.
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    (pieces.saturating_sub(2) / (32 / buckets)).min(buckets - 1)
+}
 
 #[derive(Debug)]
 pub struct ValueNet {
@@ -37,9 +51,11 @@ pub struct ValueNet {
     /// Feature-major: feature `f`'s `hidden` weights at `f * hidden`.
     ft_w: Vec<i16>,
     ft_b: Vec<i16>,
-    /// The side to move's half, then the opponent's.
+    /// Output buckets ([`OUTPUT_BUCKETS`]).
+    pub buckets: usize,
+    /// By bucket, `2 * hidden` each: the side to move's half, then the opponent's.
     out_w: Vec<i16>,
-    out_b: i32,
+    out_b: Vec<i32>,
     pub simd: bool,
     pub description: String,
 }
@@ -57,7 +73,16 @@ impl ValueNet {
     pub fn from_file(f: &NetFile) -> Result<ValueNet, Error> {
         let (ins, hidden, w, b) = f.linear("ft", Some(DEEPPINK_INPUTS), None)?;
         debug_assert_eq!(ins, DEEPPINK_INPUTS);
-        let (_, _, ow, ob) = f.linear("out", Some(2 * hidden), Some(1))?;
+        let (_, buckets, ow, ob) = f.linear("out", Some(2 * hidden), None)?;
+        if !OUTPUT_BUCKETS.contains(&buckets) {
+            return Err(Error::net(
+                &f.path,
+                Problem::Buckets {
+                    buckets,
+                    allowed: OUTPUT_BUCKETS.to_vec(),
+                },
+            ));
+        }
         // Weights far outside what training gives would overflow the integer kernels.
         let big = |name: &str, v: &[f32], limit: f32| {
             if v.iter().any(|x| x.abs() > limit) {
@@ -112,15 +137,24 @@ impl ValueNet {
         }
         let ft_b = b.iter().map(|&v| quantise(v, QA, 32_767) as i16).collect();
         let out_w = ow.iter().map(|&v| quantise(v, QB, 127) as i16).collect();
-        let out_b = quantise(ob[0], QA * QB, i32::MAX / 4);
+        let out_b = ob
+            .iter()
+            .map(|&b| quantise(b, QA * QB, i32::MAX / 4))
+            .collect();
+        let outputs = if buckets == 1 {
+            "1".to_string()
+        } else {
+            format!("1x{buckets}")
+        };
         Ok(ValueNet {
             hidden,
             ft_w,
             ft_b,
+            buckets,
             out_w,
             out_b,
             simd: *SIMD,
-            description: format!("learned (768->{hidden})x2->1, {}", f.provenance()),
+            description: format!("learned (768->{hidden})x2->{outputs}, {}", f.provenance()),
         })
     }
 
@@ -138,17 +172,20 @@ impl ValueNet {
         &self.ft_w[i..i + self.hidden]
     }
 
-    /// Centipawns for the side to move from its accumulator `us` and the opponent's `them`.
+    /// Centipawns for the side to move of a position with `pieces` pieces, from its
+    /// accumulator `us` and the opponent's `them`.
     #[inline]
-    pub fn output_cp(&self, us: &[i16], them: &[i16]) -> i32 {
+    pub fn output_cp(&self, us: &[i16], them: &[i16], pieces: usize) -> i32 {
         let h = self.hidden;
+        let k = output_bucket(pieces, self.buckets);
+        let w = &self.out_w[2 * h * k..2 * h * (k + 1)];
         let sum = if self.simd {
-            screlu_dot(us, &self.out_w[..h], true) + screlu_dot(them, &self.out_w[h..], true)
+            screlu_dot(us, &w[..h], true) + screlu_dot(them, &w[h..], true)
         } else {
-            screlu_dot(us, &self.out_w[..h], false) + screlu_dot(them, &self.out_w[h..], false)
+            screlu_dot(us, &w[..h], false) + screlu_dot(them, &w[h..], false)
         };
         // sum is in QA*QA*QB units; one QA goes before the bias is added.
-        let out = sum / i64::from(QA) + i64::from(self.out_b);
+        let out = sum / i64::from(QA) + i64::from(self.out_b[k]);
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
@@ -158,8 +195,14 @@ impl ValueNet {
         let mut them = vec![0i16; self.hidden];
         self.refresh(pos, pos.turn(), &mut us);
         self.refresh(pos, !pos.turn(), &mut them);
-        self.output_cp(&us, &them)
+        self.output_cp(&us, &them, pieces(pos))
     }
+}
+
+/// The pieces on the board, kings included (what [`output_bucket`] counts).
+#[inline]
+fn pieces(pos: &Chess) -> usize {
+    pos.board().occupied().count()
 }
 
 #[inline]
@@ -306,11 +349,12 @@ impl<'a> ValueAccumulators<'a> {
             .copy_within(2 * ply * h..2 * (ply + 1) * h, 2 * (ply + 1) * h);
     }
 
-    /// Centipawns at `ply` for the side to move `turn`.
+    /// Centipawns at `ply` for the side to move of `pos`, the position at `ply`.
     #[inline]
-    pub fn evaluate_cp(&self, ply: usize, turn: Color) -> i32 {
+    pub fn evaluate_cp(&self, ply: usize, pos: &Chess) -> i32 {
+        let turn = pos.turn();
         self.net
-            .output_cp(self.get(ply, turn), self.get(ply, !turn))
+            .output_cp(self.get(ply, turn), self.get(ply, !turn), pieces(pos))
     }
 }
 

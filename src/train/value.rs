@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use super::Error;
 use crate::chess::bullet::{ChessBoard, features, read_file};
 use crate::nn::features::DEEPPINK_INPUTS;
+use crate::nn::value::{OUTPUT_BUCKETS, output_bucket};
 
 /// Both views' features of a record.
 type Features = (arrayvec::ArrayVec<u16, 32>, arrayvec::ArrayVec<u16, 32>);
@@ -35,6 +36,8 @@ const SCALE: f32 = 400.0;
 #[derive(Clone, Debug)]
 pub struct ValueTrainOptions {
     pub hidden: usize,
+    /// Output buckets by material (`nn::value::OUTPUT_BUCKETS`; 1: one output row).
+    pub buckets: usize,
     pub epochs: usize,
     pub batch: usize,
     pub lr: f32,
@@ -77,12 +80,15 @@ pub struct ValueEpoch {
 #[derive(Clone, Debug)]
 pub struct ValueParams {
     pub hidden: usize,
+    /// Output buckets ([`output_bucket`] picks a position's).
+    pub buckets: usize,
     /// Feature-major: feature `f`'s weights at `f * hidden`.
     pub ft_w: Vec<f32>,
     pub ft_b: Vec<f32>,
-    /// Side to move's half, then the opponent's.
+    /// By bucket, `2 * hidden` each: the side to move's half, then the opponent's.
     pub out_w: Vec<f32>,
-    pub out_b: f32,
+    /// By bucket.
+    pub out_b: Vec<f32>,
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -96,7 +102,9 @@ fn target(b: &ChessBoard, wdl: f32) -> f32 {
 }
 
 impl ValueParams {
-    pub fn random(hidden: usize, seed: u64) -> Self {
+    /// Random weights for `hidden` units and `buckets` output buckets (the same output weights
+    /// in every bucket, so that the buckets start as one net and part as they learn).
+    pub fn random(hidden: usize, buckets: usize, seed: u64) -> Self {
         let mut rng = StdRng::seed_from_u64(seed);
         let b0 = 1.0 / (DEEPPINK_INPUTS as f32).sqrt();
         let b1 = 1.0 / ((2 * hidden) as f32).sqrt();
@@ -106,8 +114,12 @@ impl ValueParams {
                 .map(|_| rng.random_range(-b0..b0))
                 .collect(),
             ft_b: vec![0.0; hidden],
-            out_w: (0..2 * hidden).map(|_| rng.random_range(-b1..b1)).collect(),
-            out_b: 0.0,
+            out_w: (0..2 * hidden)
+                .map(|_| rng.random_range(-b1..b1))
+                .collect::<Vec<_>>()
+                .repeat(buckets),
+            out_b: vec![0.0; buckets],
+            buckets,
         }
     }
 
@@ -116,7 +128,13 @@ impl ValueParams {
         use crate::nn::net::{Kind, NetFile};
         let f = NetFile::load(path, Some(Kind::Learned))?;
         let (_, hidden, w, b) = f.linear("ft", Some(DEEPPINK_INPUTS), None)?;
-        let (_, _, ow, ob) = f.linear("out", Some(2 * hidden), Some(1))?;
+        let (_, buckets, ow, ob) = f.linear("out", Some(2 * hidden), None)?;
+        if !OUTPUT_BUCKETS.contains(&buckets) {
+            return Err(Error::NoData(format!(
+                "'{}' has {buckets} output buckets: a learned net has {OUTPUT_BUCKETS:?}",
+                path.display()
+            )));
+        }
         // `w` is [hidden, 768]: feature-major here.
         let mut ft_w = vec![0.0; DEEPPINK_INPUTS * hidden];
         for j in 0..hidden {
@@ -129,12 +147,18 @@ impl ValueParams {
             ft_w,
             ft_b: b.to_vec(),
             out_w: ow.to_vec(),
-            out_b: ob[0],
+            out_b: ob.to_vec(),
+            buckets,
         })
     }
 
     fn len(&self) -> usize {
-        self.ft_w.len() + self.ft_b.len() + self.out_w.len() + 1
+        self.ft_w.len() + self.ft_b.len() + self.out_w.len() + self.out_b.len()
+    }
+
+    /// The output bucket of a record (its pieces are its side to move's features).
+    fn bucket(&self, feats: &Features) -> usize {
+        output_bucket(feats.0.len(), self.buckets)
     }
 
     /// The accumulators of both views.
@@ -153,11 +177,14 @@ impl ValueParams {
     pub fn forward(&self, b: &ChessBoard) -> f32 {
         let h = self.hidden;
         let (mut us, mut them) = (vec![0.0; h], vec![0.0; h]);
-        self.accumulate(&features(b), &mut us, &mut them);
+        let feats = features(b);
+        self.accumulate(&feats, &mut us, &mut them);
+        let k = self.bucket(&feats);
+        let w = &self.out_w[2 * h * k..2 * h * (k + 1)];
         let act = |x: f32| x.clamp(0.0, 1.0).powi(2);
-        let mut out = self.out_b;
+        let mut out = self.out_b[k];
         for j in 0..h {
-            out += act(us[j]) * self.out_w[j] + act(them[j]) * self.out_w[h + j];
+            out += act(us[j]) * w[j] + act(them[j]) * w[h + j];
         }
         out
     }
@@ -175,26 +202,29 @@ impl ValueParams {
         // The features once, for the forward and the backward pass.
         let feats = features(b);
         self.accumulate(&feats, us, them);
-        let mut out = self.out_b;
+        let k = self.bucket(&feats);
+        let w = &self.out_w[2 * h * k..2 * h * (k + 1)];
+        let mut out = self.out_b[k];
         for j in 0..h {
-            out += us[j].clamp(0.0, 1.0).powi(2) * self.out_w[j]
-                + them[j].clamp(0.0, 1.0).powi(2) * self.out_w[h + j];
+            out +=
+                us[j].clamp(0.0, 1.0).powi(2) * w[j] + them[j].clamp(0.0, 1.0).powi(2) * w[h + j];
         }
         let p = sigmoid(out);
         let t = target(b, wdl);
         let gout = 2.0 * (p - t) * p * (1.0 - p);
         let (g_ftw, rest) = g.split_at_mut(self.ft_w.len());
         let (g_ftb, rest) = rest.split_at_mut(h);
-        let (g_outw, g_outb) = rest.split_at_mut(2 * h);
-        g_outb[0] += gout;
+        let (g_outw, g_outb) = rest.split_at_mut(2 * h * self.buckets);
+        let g_outw = &mut g_outw[2 * h * k..2 * h * (k + 1)];
+        g_outb[k] += gout;
         // The accumulators become their gradients.
-        for (k, acc) in [&mut *us, &mut *them].into_iter().enumerate() {
+        for (side, acc) in [&mut *us, &mut *them].into_iter().enumerate() {
             for j in 0..h {
                 let a = acc[j];
                 let c = a.clamp(0.0, 1.0);
-                g_outw[k * h + j] += gout * c * c;
+                g_outw[side * h + j] += gout * c * c;
                 acc[j] = if a > 0.0 && a < 1.0 {
-                    gout * self.out_w[k * h + j] * 2.0 * a
+                    gout * w[side * h + j] * 2.0 * a
                 } else {
                     0.0
                 };
@@ -223,7 +253,7 @@ impl ValueParams {
             .iter_mut()
             .chain(self.ft_b.iter_mut())
             .chain(self.out_w.iter_mut())
-            .chain(std::iter::once(&mut self.out_b))
+            .chain(self.out_b.iter_mut())
             .enumerate()
         {
             f(i, x);
@@ -243,11 +273,28 @@ impl ValueParams {
         let tensors = vec![
             ("ft.weight".to_string(), vec![h, DEEPPINK_INPUTS], w),
             ("ft.bias".to_string(), vec![h], self.ft_b.clone()),
-            ("out.weight".to_string(), vec![1, 2 * h], self.out_w.clone()),
-            ("out.bias".to_string(), vec![1], vec![self.out_b]),
+            (
+                "out.weight".to_string(),
+                vec![self.buckets, 2 * h],
+                self.out_w.clone(),
+            ),
+            (
+                "out.bias".to_string(),
+                vec![self.buckets],
+                self.out_b.clone(),
+            ),
         ];
         let bytes = crate::nn::random::serialize(&tensors, meta)?;
         super::calibrate::write_replacing(path, &bytes)
+    }
+}
+
+/// The `architecture` metadata of a net: `(768-H)x2-1`, with `x B` for output buckets.
+pub fn architecture(hidden: usize, buckets: usize) -> String {
+    if buckets == 1 {
+        format!("(768-{hidden})x2-1")
+    } else {
+        format!("(768-{hidden})x2-1x{buckets}")
     }
 }
 
@@ -261,8 +308,14 @@ struct Adam {
 /// The weights training starts from: `opts.init`'s, else random ones.
 fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
     let hidden = opts.hidden.max(16);
+    if !OUTPUT_BUCKETS.contains(&opts.buckets) {
+        return Err(Error::NoData(format!(
+            "{} output buckets: a learned net has {OUTPUT_BUCKETS:?}",
+            opts.buckets
+        )));
+    }
     let Some(path) = &opts.init else {
-        return Ok(ValueParams::random(hidden, opts.seed));
+        return Ok(ValueParams::random(hidden, opts.buckets, opts.seed));
     };
     let p = ValueParams::load(path)?;
     if p.hidden != hidden {
@@ -270,6 +323,14 @@ fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
             "the net to start from, '{}', has {} hidden units where the training asks {hidden}",
             path.display(),
             p.hidden
+        )));
+    }
+    if p.buckets != opts.buckets {
+        return Err(Error::NoData(format!(
+            "the net to start from, '{}', has {} output buckets where the training asks {}",
+            path.display(),
+            p.buckets,
+            opts.buckets
         )));
     }
     Ok(p)
@@ -376,7 +437,7 @@ pub fn train_value(
             ("features".to_string(), "deeppink768".to_string()),
             (
                 "architecture".to_string(),
-                format!("(768-{})x2-1", p.hidden),
+                architecture(p.hidden, p.buckets),
             ),
             ("positions".to_string(), train.len().to_string()),
             ("generation".to_string(), opts.generation.clone()),

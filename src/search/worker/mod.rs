@@ -218,7 +218,7 @@ impl<'a> Worker<'a> {
     /// bonus of endings against a lone king ([`mop_up`]).
     fn evaluate(&self, pos: &Chess, hash: u64, ply: usize) -> i32 {
         let v = match &self.inc {
-            Some(acc) => acc.evaluate_cp(ply, pos.turn()),
+            Some(acc) => acc.evaluate_cp(ply, pos),
             None => self.eval.evaluate(pos, hash),
         };
         mop_up(pos, v).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
