@@ -195,6 +195,51 @@ fn fifty_move_damping_shrinks_a_score_as_the_clock_runs() {
     assert!(eval(&plain) > 100, "{}", eval(&plain));
 }
 
+/// `EvalMaterialScale` scales the evaluation by the material on the board: up with more than
+/// half the starting material, down with less, off at 0; and the hash table keeps the unscaled
+/// evaluation.
+#[test]
+fn material_scaling_follows_the_material_on_the_board() {
+    use deepred::search::params::Tunables;
+    use std::sync::Arc;
+    let run = |fen: &str, scale: i32, tt: &TranspositionTable| {
+        let mut t = Tunables::default();
+        t.set("EvalMaterialScale", scale).unwrap();
+        let mut params = SearchParams::new(parse_fen(fen, false).unwrap(), Limits::depth(1));
+        params.tunables = Arc::new(t);
+        search(&params, &Shared::default(), tt).score
+    };
+    let fresh = || TranspositionTable::new(1);
+    // Black without a queen: 69 pawns' worth on the board, no capture to change it at depth 1.
+    let full = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // A rook against a knight: 8.
+    let ending = "8/8/4k3/8/8/2n5/8/R3K3 w - - 0 80";
+    for (fen, material) in [(full, 69), (ending, 8)] {
+        let off = run(fen, 0, &fresh());
+        assert!(off > 100, "{fen}: {off}");
+        for scale in [30, -30] {
+            let want = off * (3900 + scale * (material - 39)) / 3900;
+            let got = run(fen, scale, &fresh());
+            assert!(
+                (got - want).abs() <= off / 20,
+                "{fen}, scale {scale}: {got}, unscaled {off}, expected about {want}"
+            );
+        }
+    }
+    // Up with the material, down without it.
+    assert!(run(full, 30, &fresh()) > run(full, 0, &fresh()));
+    assert!(run(ending, 30, &fresh()) < run(ending, 0, &fresh()));
+    // Out of its range: refused.
+    assert!(Tunables::default().set("EvalMaterialScale", 51).is_err());
+    // The hash table keeps the unscaled evaluation.
+    let key = deepred::chess::zobrist::hash_of(&parse_fen(full, false).unwrap());
+    let (plain, scaled) = (fresh(), fresh());
+    run(full, 0, &plain);
+    run(full, 30, &scaled);
+    let eval = |tt: &TranspositionTable| tt.probe(key).expect("the root is stored").eval;
+    assert_eq!(eval(&scaled), eval(&plain));
+}
+
 /// `info time` counts from the `go` (the clock the time limits read: `Shared::reset_clock`),
 /// not from the search thread's start: what happened between them (threads set up, histories
 /// zeroed; here a pause) is time the GUI's clock counted, and `info time` left it out.

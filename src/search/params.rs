@@ -172,6 +172,13 @@ tunables! {
     /// default until an SPRT accepts it (`--engine-option EvalFiftyDamp=50` against the same
     /// binary).
     eval_fifty_damp: "EvalFiftyDamp" = 0, 0..=100, 5;
+    /// Material scaling: the static evaluation grows by this many percent with the starting
+    /// material on the board (39 pawns' worth a side, pawn 1, knight and bishop 3, rook 5,
+    /// queen 9), is unchanged at half of it and shrinks by as much with none, in proportion
+    /// between: what a net's scores may need across the game's phases (Stockfish scales its
+    /// net by material). Negative: larger scores in the endings. 0: off, the default until an
+    /// SPRT accepts a value (`--engine-option EvalMaterialScale=N` against the same binary).
+    eval_material_scale: "EvalMaterialScale" = 0, -50..=50, 5;
 
     // Tablebases.
     /// Depth added to a tablebase result stored in the hash table (Stockfish's 6): it is exact

@@ -224,16 +224,22 @@ impl<'a> Worker<'a> {
         mop_up(pos, v).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
-    /// The static evaluation `raw` of `pos` (keys `k`), damped by the fifty-move counter
-    /// (`EvalFiftyDamp`) and corrected by the correction history. The hash table keeps `raw`:
-    /// its key does not hold the counter, so the damping is applied after every probe.
+    /// The static evaluation `raw` of `pos` (keys `k`), scaled by the material on the board
+    /// (`EvalMaterialScale`), damped by the fifty-move counter (`EvalFiftyDamp`) and corrected
+    /// by the correction history. The hash table keeps `raw`: its key does not hold the
+    /// counter, so the damping is applied after every probe (and the scaling with it).
     fn corrected(&self, pos: &Chess, k: &Keys, raw: i32) -> i32 {
+        let mut v = raw;
+        if self.t.eval_material_scale != 0 {
+            // Half the starting material (39 pawns' worth, both sides together) leaves the
+            // score as it is.
+            let m = material(pos);
+            v = v * (100 * 39 + self.t.eval_material_scale * (m - 39)) / (100 * 39);
+        }
         let damp = self.t.eval_fifty_damp * pos.halfmoves().min(100) as i32;
-        let v = if damp > 0 {
-            raw * (10_000 - damp) / 10_000
-        } else {
-            raw
-        };
+        if damp > 0 {
+            v = v * (10_000 - damp) / 10_000;
+        }
         (v + self.corr.get(&self.t, pos.turn(), k)).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
@@ -398,4 +404,12 @@ impl<'a> Worker<'a> {
         }
         nodes
     }
+}
+
+/// The material on the board, both sides, in pawns (pawn 1, knight and bishop 3, rook 5,
+/// queen 9; 78 at the start): what `EvalMaterialScale` scales by.
+fn material(pos: &Chess) -> i32 {
+    let b = pos.board();
+    let n = |bb: shakmaty::Bitboard| bb.count() as i32;
+    n(b.pawns()) + 3 * n(b.knights() | b.bishops()) + 5 * n(b.rooks()) + 9 * n(b.queens())
 }
