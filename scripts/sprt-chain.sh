@@ -33,7 +33,7 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes in the order they were made, except the carried-over histories (f9b1649),
 # run before the singular extensions were decided: it showed the larger gain early. The seeds of
 # the first two are those of the runs begun earlier (their PGNs resume).
-CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 f9b1649:cae2836:39 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38 4a29748+EvalFiftyDamp=50:4a29748:40}"
+CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 f9b1649:cae2836:39 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41}"
 ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
 mkdir -p "$DIR/bin" "$ARCHIVE"
 
