@@ -445,6 +445,15 @@ fn bad_input_is_a_clear_error() {
     let db = dir.join("store.sqlite");
     let pink = dir.join("pink.safetensors");
     deepred::nn::random::write(&pink, Kind::DeepPink, 1).unwrap();
+    // A net of two output buckets (256 hidden units, --hidden's default).
+    let two = dir.join("two.safetensors");
+    let layout = vec![("ft".to_string(), 768, 256), ("out".to_string(), 512, 2)];
+    let bytes = deepred::nn::random::serialize(
+        &deepred::nn::random::tensors(&layout, 3),
+        deepred::nn::random::metadata(Kind::Learned, &layout),
+    )
+    .unwrap();
+    std::fs::write(&two, bytes).unwrap();
     let foreign = dir.join("foreign.sqlite");
     rusqlite::Connection::open(&foreign)
         .unwrap()
@@ -470,8 +479,14 @@ fn bad_input_is_a_clear_error() {
             "hidden units where --hidden asks 64",
         ),
         (
-            vec!["--fine-tune", "--buckets", "8"],
-            "output buckets where --buckets asks 8",
+            vec![
+                "--from",
+                two.to_str().unwrap(),
+                "--fine-tune",
+                "--buckets",
+                "8",
+            ],
+            "has 2 output buckets where --buckets asks 8",
         ),
         (
             vec!["--buckets", "3"],

@@ -929,17 +929,38 @@ fn fine_tuning_starts_from_the_parents_weights() {
         err.contains("has 32 hidden units") && err.contains("64"),
         "{err}"
     );
-    // Other output buckets than the parent's: a clear error too.
-    let bucketed = ValueTrainOptions {
+    // A parent of one output bucket grows into four, each its row: frozen, the child
+    // computes what the parent computes, in every bucket.
+    let grown = dir.join("grown.safetensors");
+    let four = ValueTrainOptions {
         buckets: 4,
+        out: grown.clone(),
+        ..frozen.clone()
+    };
+    train_value(&four, records.clone(), |_, _| {}).unwrap();
+    let c = ValueParams::load(&grown).unwrap();
+    assert_eq!(c.buckets, 4);
+    let pieces: std::collections::BTreeSet<usize> = records
+        .iter()
+        .take(2000)
+        .map(|r| deepred::chess::bullet::features(r).0.len())
+        .collect();
+    assert!(pieces.len() > 8, "{pieces:?}");
+    for r in records.iter().take(2000) {
+        assert_eq!(a.forward(r), c.forward(r));
+    }
+    // Four buckets do not start eight: a clear error.
+    let eight = ValueTrainOptions {
+        buckets: 8,
+        init: Some(grown),
         ..frozen
     };
-    let err = train_value(&bucketed, records, |_, _| {})
+    let err = train_value(&eight, records, |_, _| {})
         .err()
         .unwrap()
         .to_string();
     assert!(
-        err.contains("has 1 output buckets where the training asks 4"),
+        err.contains("has 4 output buckets where the training asks 8"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);

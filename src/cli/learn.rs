@@ -69,7 +69,7 @@ pub struct LearnArgs {
     #[command(flatten)]
     pub value: super::ValueTrainArgs,
     /// Start each candidate from its parent's weights instead of random ones (fine-tuning on
-    /// the window; the parent's hidden size and output buckets must be --hidden's and --buckets').
+    /// the window; the parent's hidden size must be --hidden's, its output buckets --buckets' or 1: a net of one bucket grows into --buckets, each a copy of its output row).
     #[arg(long)]
     pub fine_tune: bool,
     #[command(flatten)]

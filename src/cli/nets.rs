@@ -174,7 +174,8 @@ pub struct TrainLearnedArgs {
     #[command(flatten)]
     pub value: ValueTrainArgs,
     /// Start from this learned net's weights instead of random ones (fine-tuning); its hidden
-    /// size and output buckets must be --hidden's and --buckets'.
+    /// size must be --hidden's, its output buckets --buckets' or 1 (a net of one bucket grows
+    /// into --buckets, each a copy of its output row).
     #[arg(long)]
     pub init: Option<std::path::PathBuf>,
     /// Threads (default: every core).

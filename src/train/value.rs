@@ -317,7 +317,7 @@ fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
     let Some(path) = &opts.init else {
         return Ok(ValueParams::random(hidden, opts.buckets, opts.seed));
     };
-    let p = ValueParams::load(path)?;
+    let mut p = ValueParams::load(path)?;
     if p.hidden != hidden {
         return Err(Error::NoData(format!(
             "the net to start from, '{}', has {} hidden units where the training asks {hidden}",
@@ -325,9 +325,16 @@ fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
             p.hidden
         )));
     }
+    if p.buckets == 1 && opts.buckets > 1 {
+        // A net of one bucket grows into several, each starting as its output row: the child
+        // first computes what the parent computes.
+        p.out_w = p.out_w.repeat(opts.buckets);
+        p.out_b = p.out_b.repeat(opts.buckets);
+        p.buckets = opts.buckets;
+    }
     if p.buckets != opts.buckets {
         return Err(Error::NoData(format!(
-            "the net to start from, '{}', has {} output buckets where the training asks {}",
+            "the net to start from, '{}', has {} output buckets where the training asks {} (a net of one bucket can start any number)",
             path.display(),
             p.buckets,
             opts.buckets
