@@ -125,6 +125,25 @@ def run(net, rec):
     return net(*views(rec), buckets_of(rec, net.buckets))
 
 
+def init_from(net, path):
+    """Loads a learned net's weights into `net`, as `load_init` does; a net of one output
+    bucket grows into net.buckets, each bucket a copy of its output row (src/train/value.rs)."""
+    from train_gpu import load_net
+
+    _, tensors = load_net(path)
+    ow, ob = tensors.get("out.weight"), tensors.get("out.bias")
+    if ow is not None and ob is not None and ow.shape[0] == 1 and net.buckets > 1:
+        tensors["out.weight"] = ow.expand(net.buckets, -1).clone()
+        tensors["out.bias"] = ob.expand(net.buckets).clone()
+    state = net.state_dict()
+    for name, t in tensors.items():
+        if name not in state:
+            sys.exit(f"error: --init '{path}': tensor {name} is not in this net")
+        if tuple(state[name].shape) != tuple(t.shape):
+            sys.exit(f"error: --init '{path}': tensor {name} has shape {list(t.shape)}, {list(state[name].shape)} wanted")
+        state[name].copy_(t)
+
+
 def loss_of(net, rec, wdl, batch):
     total = 0.0
     with torch.no_grad():
@@ -149,8 +168,9 @@ def train(a):
     net = Learned(max(a.hidden, 16), a.buckets)
     net.init(gen)
     if a.init:
-        # Fine-tuning: the weights of a net of the same size (the CPU trainer's --init).
-        load_init(net, a.init, partial=False)
+        # Fine-tuning: the weights of a net of the same size (the CPU trainer's --init); a net
+        # of one output bucket grows into --buckets, each a copy of its row.
+        init_from(net, a.init)
     net.to(dev)
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=1e-8)
     meta = dict(kv.split("=", 1) for kv in a.meta)

@@ -685,6 +685,32 @@ fn the_learned_net_trained_with_pytorch_is_the_net_the_cpu_trainer_computes_and_
     );
     let file = deepred::nn::net::NetFile::load(&net8, Some(Kind::Learned)).unwrap();
     assert_eq!(file.meta["architecture"], "(768-32)x2-1x8");
+    // The one-bucket net grown into eight (--init), frozen: each bucket its output row, so it
+    // computes what the one-bucket net computes.
+    let grown = dir.join("grown.safetensors");
+    run(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        grown.to_str().unwrap(),
+        "--hidden",
+        "32",
+        "--buckets",
+        "8",
+        "--init",
+        net.to_str().unwrap(),
+        "--lr",
+        "0",
+        "--epochs",
+        "1",
+        "--device",
+        "cpu",
+    ]);
+    let (one, eight) = (ValueParams::load(&net).unwrap(), same_outputs(&grown, 60));
+    assert_eq!(eight.buckets, 8);
+    for r in &records {
+        assert_eq!(one.forward(r), eight.forward(r));
+    }
     assert_eq!(
         deepred::nn::value::ValueNet::load(&net8).unwrap().buckets,
         8
