@@ -33,15 +33,8 @@ fn random_net(dir: &Path) -> PathBuf {
 /// A random learned net of the loop's test size (16 hidden units: its candidates are gated at
 /// fixed nodes).
 fn small_random_net(dir: &Path) -> PathBuf {
-    use deepred::nn::random;
     let p = dir.join("random16.safetensors");
-    let layout = vec![("ft".to_string(), 768, 16), ("out".to_string(), 32, 1)];
-    let bytes = random::serialize(
-        &random::tensors(&layout, 7),
-        random::metadata(Kind::Learned, &layout),
-    )
-    .unwrap();
-    std::fs::write(&p, bytes).unwrap();
+    deepred::nn::random::write_learned(&p, 16, 1, 7).unwrap();
     p
 }
 
@@ -106,7 +99,7 @@ fn the_loop_promotes_records_and_installs_a_net_that_auto_plays() {
     assert!(log.contains("generations promoted: 1"), "{log}");
     // The random net has 256 hidden units, the candidate 16: gated on the clock, not nodes.
     assert!(
-        log.contains("gate: generation 1 against 0 at 1+0.01 (the net's size changes)"),
+        log.contains("gate: generation 1 against 0 at 1+0.01 (the net's width changes)"),
         "{log}"
     );
     // The store: 24 games of generation 0, each with Deep Red's evaluations, and the net.
@@ -447,13 +440,7 @@ fn bad_input_is_a_clear_error() {
     deepred::nn::random::write(&pink, Kind::DeepPink, 1).unwrap();
     // A net of two output buckets (256 hidden units, --hidden's default).
     let two = dir.join("two.safetensors");
-    let layout = vec![("ft".to_string(), 768, 256), ("out".to_string(), 512, 2)];
-    let bytes = deepred::nn::random::serialize(
-        &deepred::nn::random::tensors(&layout, 3),
-        deepred::nn::random::metadata(Kind::Learned, &layout),
-    )
-    .unwrap();
-    std::fs::write(&two, bytes).unwrap();
+    deepred::nn::random::write_learned(&two, 256, 2, 3).unwrap();
     let foreign = dir.join("foreign.sqlite");
     rusqlite::Connection::open(&foreign)
         .unwrap()
@@ -835,11 +822,15 @@ fn a_candidate_of_other_settings_is_trained_again() {
     forget_gate();
     let log = run(&["--lr", "0.001"]);
     assert!(log.contains(trained), "{log}");
-    // Output buckets are another size of net: trained again, and gated on the clock.
+    // Output buckets are another net: trained again, but gated at fixed nodes (they cost no
+    // speed, where another width is gated on the clock).
     forget_gate();
     let log = run(&["--lr", "0.001", "--buckets", "2"]);
     assert!(log.contains(trained), "{log}");
-    assert!(log.contains("(the net's size changes)"), "{log}");
+    assert!(
+        log.contains(" nodes, SPRT") && !log.contains("width changes"),
+        "{log}"
+    );
     let candidate = work.join("nets/candidate-gen1-try0.safetensors");
     let net = deepred::nn::value::ValueNet::load(&candidate).unwrap();
     assert_eq!(net.buckets, 2, "{log}");
@@ -875,13 +866,7 @@ fn a_candidate_of_other_settings_is_trained_again() {
     // Another net to start from in the same work folder, before any promotion: refused (its
     // games, candidate and half-played gate were counted as the new net's).
     let another = dir.join("another.safetensors");
-    let layout = vec![("ft".to_string(), 768, 16), ("out".to_string(), 32, 1)];
-    let bytes = deepred::nn::random::serialize(
-        &deepred::nn::random::tensors(&layout, 8),
-        deepred::nn::random::metadata(Kind::Learned, &layout),
-    )
-    .unwrap();
-    std::fs::write(&another, bytes).unwrap();
+    deepred::nn::random::write_learned(&another, 16, 1, 8).unwrap();
     let out = learn(&home, db.to_str().unwrap(), &work, &another, &args)
         .output()
         .unwrap();

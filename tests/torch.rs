@@ -718,13 +718,7 @@ fn the_learned_net_trained_with_pytorch_is_the_net_the_cpu_trainer_computes_and_
 
     // The loop with --trainer torch, on tiny settings, from a parent of the same size.
     let parent = dir.join("parent.safetensors");
-    let layout = vec![("ft".to_string(), 768, 16), ("out".to_string(), 32, 1)];
-    let bytes = deepred::nn::random::serialize(
-        &deepred::nn::random::tensors(&layout, 7),
-        deepred::nn::random::metadata(Kind::Learned, &layout),
-    )
-    .unwrap();
-    std::fs::write(&parent, bytes).unwrap();
+    deepred::nn::random::write_learned(&parent, 16, 1, 7).unwrap();
     let home = dir.join("home");
     let out = common::command()
         .env("DEEPRED_HOME", &home)

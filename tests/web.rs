@@ -660,7 +660,7 @@ fn the_learning_page_reads_the_growth_and_the_promoted_generations() {
     let db = db.to_str().unwrap();
     import(db, &dir);
     // Two generations promoted as the loop promotes them (the store's nets table).
-    let layout = vec![("ft".to_string(), 768, 8), ("out".to_string(), 16, 1)];
+    let layout = deepred::nn::random::learned_layout(8, 1);
     {
         let mut store = Store::open(Path::new(db)).unwrap();
         for g in [1, 2] {

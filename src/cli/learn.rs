@@ -80,8 +80,8 @@ pub struct LearnArgs {
     /// The most games of a gate.
     #[arg(long, default_value_t = 2_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
     pub gate_games: usize,
-    /// The gate's clock when the candidate's net is another size than its parent's (a wider
-    /// net is slower: fixed nodes would not see the cost), BASE+INC in seconds.
+    /// The gate's clock when the candidate's net has other hidden units than its parent's (a
+    /// wider net is slower: fixed nodes would not see the cost), BASE+INC in seconds.
     #[arg(long, default_value = "10+0.1")]
     pub gate_tc: String,
     /// The gate's SPRT, ELO0,ELO1,ALPHA,BETA (pentanomial).

@@ -377,16 +377,18 @@ pub fn learned_engine(path: &Path) -> EngineSpec {
     }
 }
 
-/// How a gate is played: at the gate's nodes while the net keeps its size (the match then
-/// measures the evaluation, not its speed), on the gate's clock when the size (hidden units or
-/// output buckets) changes.
+/// How a gate is played: at the gate's nodes while the net keeps its width (the match then
+/// measures the evaluation, not its speed), on the gate's clock when its hidden units change
+/// (a wider net evaluates more slowly). Output buckets cost no speed (a position reads one
+/// row of the output layer whatever their number), so a net grown into buckets is gated at
+/// fixed nodes.
 pub fn gate_limit(
     opts: &LearnOptions,
     candidate: &Path,
     parent: &Path,
 ) -> Result<MoveLimit, Error> {
-    let size = |p: &Path| crate::nn::value::ValueNet::load(p).map(|n| (n.hidden, n.buckets));
-    Ok(if size(candidate)? == size(parent)? {
+    let width = |p: &Path| crate::nn::value::ValueNet::load(p).map(|n| n.hidden);
+    Ok(if width(candidate)? == width(parent)? {
         MoveLimit::Nodes(opts.gate.nodes)
     } else {
         MoveLimit::Clock(opts.gate.tc)
@@ -466,7 +468,7 @@ pub fn gate(
         parent.generation,
         match limit {
             MoveLimit::Nodes(n) => format!("{n} nodes"),
-            other => format!("{} (the net's size changes)", other.pgn()),
+            other => format!("{} (the net's width changes)", other.pgn()),
         },
         opts.gate.sprt.elo0,
         opts.gate.sprt.elo1,

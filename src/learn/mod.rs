@@ -311,7 +311,7 @@ fn preflight(opts: &LearnOptions, net: &Net) -> Result<(), Error> {
                 net.generation, parent.hidden, opts.train.hidden
             )));
         }
-        if parent.buckets != opts.train.buckets && parent.buckets != 1 {
+        if !crate::nn::value::grows_into(parent.buckets, opts.train.buckets) {
             return Err(Error::Other(format!(
                 "--fine-tune: the current net (generation {}) has {} output buckets where --buckets asks {} (a net of one bucket can start any number)",
                 net.generation, parent.buckets, opts.train.buckets

@@ -37,8 +37,16 @@ pub fn layout(kind: Kind) -> Vec<(String, usize, usize)> {
             .enumerate()
             .map(|(k, (i, o))| (format!("layers.{k}"), i, o))
             .collect(),
-        Kind::Learned => vec![("ft".to_string(), 768, 256), ("out".to_string(), 512, 1)],
+        Kind::Learned => learned_layout(256, 1),
     }
+}
+
+/// The layout of a learned net of `hidden` units a view and `buckets` output buckets.
+pub fn learned_layout(hidden: usize, buckets: usize) -> Vec<(String, usize, usize)> {
+    vec![
+        ("ft".to_string(), 768, hidden),
+        ("out".to_string(), 2 * hidden, buckets),
+    ]
 }
 
 /// Random weights and biases for `layout`.
@@ -71,7 +79,7 @@ pub fn metadata(kind: Kind, layout: &[(String, usize, usize)]) -> HashMap<String
                 .collect();
             format!("{}/{}", p.join("-"), c.join("-"))
         }
-        Kind::Learned => format!("(768-{})x2-1", layout[0].2),
+        Kind::Learned => super::value::architecture(layout[0].2, layout[1].2),
         Kind::DeepPink => std::iter::once(768)
             .chain(layout.iter().map(|l| l.2))
             .map(|n| n.to_string())
@@ -113,8 +121,22 @@ pub fn serialize(tensors: &[Tensor], meta: HashMap<String, String>) -> Result<Ve
 
 /// Writes a random net of the default architecture of `kind`.
 pub fn write(path: &Path, kind: Kind, seed: u64) -> Result<(), Error> {
-    let l = layout(kind);
-    let bytes = serialize(&tensors(&l, seed), metadata(kind, &l))?;
+    write_layout(path, kind, &layout(kind), seed)
+}
+
+/// Writes a random learned net of `hidden` units a view and `buckets` output buckets (tests,
+/// and trying a size before training it).
+pub fn write_learned(path: &Path, hidden: usize, buckets: usize, seed: u64) -> Result<(), Error> {
+    write_layout(path, Kind::Learned, &learned_layout(hidden, buckets), seed)
+}
+
+fn write_layout(
+    path: &Path,
+    kind: Kind,
+    l: &[(String, usize, usize)],
+    seed: u64,
+) -> Result<(), Error> {
+    let bytes = serialize(&tensors(l, seed), metadata(kind, l))?;
     crate::chess::files::write_replacing(path, &bytes).map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,

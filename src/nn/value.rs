@@ -45,6 +45,34 @@ pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
     (pieces.saturating_sub(2) / (32 / buckets)).min(buckets - 1)
 }
 
+/// The `architecture` metadata of a net: `(768-H)x2-1`, with `x B` for output buckets.
+pub fn architecture(hidden: usize, buckets: usize) -> String {
+    if buckets == 1 {
+        format!("(768-{hidden})x2-1")
+    } else {
+        format!("(768-{hidden})x2-1x{buckets}")
+    }
+}
+
+/// `Ok` when a learned net may have `buckets` output buckets; else the problem, which says the
+/// numbers it may have.
+pub fn check_buckets(buckets: usize) -> Result<(), Problem> {
+    if OUTPUT_BUCKETS.contains(&buckets) {
+        Ok(())
+    } else {
+        Err(Problem::Buckets {
+            buckets,
+            allowed: OUTPUT_BUCKETS.to_vec(),
+        })
+    }
+}
+
+/// Whether training a net of `buckets` output buckets can start from one of `from`: the same
+/// number, or one bucket (it grows into `buckets` copies of its output row).
+pub fn grows_into(from: usize, buckets: usize) -> bool {
+    from == buckets || from == 1
+}
+
 #[derive(Debug)]
 pub struct ValueNet {
     pub hidden: usize,
@@ -74,15 +102,7 @@ impl ValueNet {
         let (ins, hidden, w, b) = f.linear("ft", Some(DEEPPINK_INPUTS), None)?;
         debug_assert_eq!(ins, DEEPPINK_INPUTS);
         let (_, buckets, ow, ob) = f.linear("out", Some(2 * hidden), None)?;
-        if !OUTPUT_BUCKETS.contains(&buckets) {
-            return Err(Error::net(
-                &f.path,
-                Problem::Buckets {
-                    buckets,
-                    allowed: OUTPUT_BUCKETS.to_vec(),
-                },
-            ));
-        }
+        check_buckets(buckets).map_err(|p| Error::net(&f.path, p))?;
         // Weights far outside what training gives would overflow the integer kernels.
         let big = |name: &str, v: &[f32], limit: f32| {
             if v.iter().any(|x| x.abs() > limit) {

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use super::Error;
 use crate::chess::bullet::{ChessBoard, features, read_file};
 use crate::nn::features::DEEPPINK_INPUTS;
-use crate::nn::value::{OUTPUT_BUCKETS, output_bucket};
+use crate::nn::value::{architecture, check_buckets, grows_into, output_bucket};
 
 /// Both views' features of a record.
 type Features = (arrayvec::ArrayVec<u16, 32>, arrayvec::ArrayVec<u16, 32>);
@@ -129,12 +129,7 @@ impl ValueParams {
         let f = NetFile::load(path, Some(Kind::Learned))?;
         let (_, hidden, w, b) = f.linear("ft", Some(DEEPPINK_INPUTS), None)?;
         let (_, buckets, ow, ob) = f.linear("out", Some(2 * hidden), None)?;
-        if !OUTPUT_BUCKETS.contains(&buckets) {
-            return Err(Error::NoData(format!(
-                "'{}' has {buckets} output buckets: a learned net has {OUTPUT_BUCKETS:?}",
-                path.display()
-            )));
-        }
+        check_buckets(buckets).map_err(|p| Error::NoData(format!("'{}': {p}", path.display())))?;
         // `w` is [hidden, 768]: feature-major here.
         let mut ft_w = vec![0.0; DEEPPINK_INPUTS * hidden];
         for j in 0..hidden {
@@ -289,15 +284,6 @@ impl ValueParams {
     }
 }
 
-/// The `architecture` metadata of a net: `(768-H)x2-1`, with `x B` for output buckets.
-pub fn architecture(hidden: usize, buckets: usize) -> String {
-    if buckets == 1 {
-        format!("(768-{hidden})x2-1")
-    } else {
-        format!("(768-{hidden})x2-1x{buckets}")
-    }
-}
-
 /// Adam's moments.
 struct Adam {
     m: Vec<f32>,
@@ -308,12 +294,7 @@ struct Adam {
 /// The weights training starts from: `opts.init`'s, else random ones.
 fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
     let hidden = opts.hidden.max(16);
-    if !OUTPUT_BUCKETS.contains(&opts.buckets) {
-        return Err(Error::NoData(format!(
-            "{} output buckets: a learned net has {OUTPUT_BUCKETS:?}",
-            opts.buckets
-        )));
-    }
+    check_buckets(opts.buckets).map_err(|p| Error::NoData(p.to_string()))?;
     let Some(path) = &opts.init else {
         return Ok(ValueParams::random(hidden, opts.buckets, opts.seed));
     };
@@ -325,20 +306,20 @@ fn initial_params(opts: &ValueTrainOptions) -> Result<ValueParams, Error> {
             p.hidden
         )));
     }
-    if p.buckets == 1 && opts.buckets > 1 {
-        // A net of one bucket grows into several, each starting as its output row: the child
-        // first computes what the parent computes.
-        p.out_w = p.out_w.repeat(opts.buckets);
-        p.out_b = p.out_b.repeat(opts.buckets);
-        p.buckets = opts.buckets;
-    }
-    if p.buckets != opts.buckets {
+    if !grows_into(p.buckets, opts.buckets) {
         return Err(Error::NoData(format!(
             "the net to start from, '{}', has {} output buckets where the training asks {} (a net of one bucket can start any number)",
             path.display(),
             p.buckets,
             opts.buckets
         )));
+    }
+    if p.buckets != opts.buckets {
+        // A net of one bucket grows into several, each starting as its output row: the child
+        // first computes what the parent computes.
+        p.out_w = p.out_w.repeat(opts.buckets);
+        p.out_b = p.out_b.repeat(opts.buckets);
+        p.buckets = opts.buckets;
     }
     Ok(p)
 }
