@@ -477,7 +477,7 @@ fn bad_input_is_a_clear_error() {
         ),
         (
             vec!["--buckets", "3"],
-            "the output buckets are one of [1, 2, 4, 8]",
+            "3 output buckets: a learned net has [1, 2, 4, 8]",
         ),
         (
             vec!["--reference", "nothing=/nonexistent/engine"],

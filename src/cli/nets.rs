@@ -363,12 +363,12 @@ pub struct ValueTrainArgs {
 
 /// A number of output buckets a learned net may have.
 fn output_buckets(s: &str) -> Result<usize, String> {
-    let allowed = deepred::nn::value::OUTPUT_BUCKETS;
-    s.trim()
+    let buckets: usize = s
+        .trim()
         .parse()
-        .ok()
-        .filter(|b| allowed.contains(b))
-        .ok_or_else(|| format!("'{s}': the output buckets are one of {allowed:?}"))
+        .map_err(|_| format!("'{s}' is not a number of output buckets"))?;
+    deepred::nn::value::check_buckets(buckets).map_err(|p| p.to_string())?;
+    Ok(buckets)
 }
 
 /// A number in (0, 1] (`zero`: in [0, 1]): learning rates, their decay, weights. NaN, infinities
