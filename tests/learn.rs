@@ -480,6 +480,10 @@ fn bad_input_is_a_clear_error() {
             "3 output buckets: a learned net has [1, 2, 4, 8]",
         ),
         (
+            vec!["--buckets", "eight"],
+            "'eight' is not a number of output buckets",
+        ),
+        (
             vec!["--reference", "nothing=/nonexistent/engine"],
             "--reference nothing",
         ),
