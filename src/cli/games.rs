@@ -97,7 +97,7 @@ pub struct MatchArgs {
     /// PGN Event tag.
     #[arg(long, default_value = "Deep Red match")]
     pub event: String,
-    /// Only the summary (no line per game).
+    /// Only a progress bar and the summary (no line per game).
     #[arg(long)]
     pub quiet: bool,
 }

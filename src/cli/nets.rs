@@ -49,7 +49,7 @@ pub struct TrainArgs {
     /// Data set file of `deepred dataset` (its split byte gives train and validation).
     #[arg(long)]
     pub data: std::path::PathBuf,
-    /// The net file to write (rewritten after every epoch).
+    /// The net file to write (rewritten after every epoch; default nets/<kind>.safetensors).
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
     /// Where the CSV log, the PNG plot and the checkpoints go.
@@ -194,7 +194,7 @@ pub struct TrainLearnedArgs {
 /// Which positions of the store's games are trained on (`--db`).
 #[derive(clap::Args, Clone, Debug)]
 pub struct PositionArgs {
-    /// Only the latest N games of the store.
+    /// Only the latest N games of the store (by default all of them; `learn`: the latest 80000).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub window: Option<u64>,
     /// The weight of a game by its source, SOURCE=W (repeatable): 0.5 takes such a game half
