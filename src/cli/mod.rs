@@ -157,4 +157,18 @@ mod tests {
         duplicates(&super::Cli::command(), "deepred", &mut out);
         assert!(out.is_empty(), "options defined twice: {out:?}");
     }
+
+    /// `learn --help` names the window a candidate trains on by default.
+    #[test]
+    fn learn_window_help_names_the_default() {
+        let cli = super::Cli::command();
+        let learn = cli.find_subcommand("learn").expect("a learn command");
+        let window = learn
+            .get_arguments()
+            .find(|a| a.get_long() == Some("window"))
+            .expect("learn --window");
+        let help = window.get_help().expect("a help text").to_string();
+        let named = format!("the latest {}", super::LEARN_WINDOW);
+        assert!(help.contains(&named), "{help:?} does not say {named:?}");
+    }
 }

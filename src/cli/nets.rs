@@ -191,6 +191,10 @@ pub struct TrainLearnedArgs {
     pub csv: Option<std::path::PathBuf>,
 }
 
+/// The games `learn` trains a candidate on without `--window` (the help of `--window` below
+/// names it; a test holds them together).
+pub const LEARN_WINDOW: u64 = 80_000;
+
 /// Which positions of the store's games are trained on (`--db`).
 #[derive(clap::Args, Clone, Debug)]
 pub struct PositionArgs {

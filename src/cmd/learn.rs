@@ -6,7 +6,7 @@ use deepred::games::matchrun::{EngineSpec, Sprt};
 use deepred::learn::{LearnOptions, Mode, gate, record};
 
 use super::{fail, parse_options};
-use crate::cli::LearnArgs;
+use crate::cli::{LEARN_WINDOW, LearnArgs};
 
 pub fn learn(a: LearnArgs) -> ExitCode {
     let opts = match options(&a) {
@@ -101,8 +101,6 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
             },
         });
     }
-    /// The games a candidate trains on without `--window`.
-    const DEFAULT_WINDOW: u64 = 80_000;
     let threads = a.threads.unwrap_or_else(super::games::cores).max(1);
     Ok(LearnOptions {
         mode: if a.play_only {
@@ -125,7 +123,7 @@ fn options(a: &LearnArgs) -> Result<LearnOptions, String> {
         max_plies,
         tree_plies: Some(a.tree_plies),
         // A candidate trains on the latest this many games (`--window`).
-        window: a.positions.window.unwrap_or(DEFAULT_WINDOW).max(1),
+        window: a.positions.window.unwrap_or(LEARN_WINDOW).max(1),
         train: gate::TrainSettings {
             hidden: a.value.hidden,
             buckets: a.value.buckets,
