@@ -30,10 +30,11 @@ LIMIT="${LIMIT:---tc 8+0.08}"
 BOUNDS="${BOUNDS:-0,5,0.05,0.05}"
 GAMES="${GAMES:-20000}"
 CONCURRENCY="${CONCURRENCY:-2}"
-# Issue 28's changes in the order they were made, except the carried-over histories (f9b1649),
-# run before the singular extensions were decided: it showed the larger gain early. The seeds of
-# the first two are those of the runs begun earlier (their PGNs resume).
-CHAIN="${CHAIN:-362ac48:b559f68:28 71db942:362ac48:30 f9b1649:cae2836:39 efe6cb0:71db942:34 b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41}"
+# Issue 28's changes still undecided, in the order they were made, then the histories
+# (362ac48, stopped at +6 after 2,000 games) and the options and later changes. The decided
+# ones (71db942, f9b1649, efe6cb0: H1) have left the list. The seeds are those of the runs
+# begun earlier (their archived PGNs resume).
+CHAIN="${CHAIN:-b7e3328:efe6cb0:35 229dd74:b7e3328:36 a751c51:229dd74:37 84b450d:a751c51:38 362ac48:b559f68:28 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41 fdb3398:0eef373:42}"
 ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
 mkdir -p "$DIR/bin" "$ARCHIVE"
 
