@@ -57,21 +57,13 @@ impl TtEntry {
     }
 
     /// A static evaluation `eval` sharpened by this entry's score where its bound says the
-    /// score lies beyond it (a fail high above it, a fail low below it, or exact); a
-    /// tablebase or mate score leaves it as it is.
+    /// score lies beyond it (a fail high above it, a fail low below it, or exact: the cutoff
+    /// test with `eval` for both bounds); a tablebase or mate score leaves it as it is.
     #[inline]
     pub fn sharpen(&self, ply: usize, eval: i32) -> i32 {
-        let s = score_from_tt(self.score, ply);
-        let beyond = match self.bound {
-            Bound::Exact => true,
-            Bound::Lower => s > eval,
-            Bound::Upper => s < eval,
-        };
-        if beyond && s.abs() < TB_WIN_BOUND {
-            s
-        } else {
-            eval
-        }
+        self.cutoff(ply, eval, eval)
+            .filter(|s| s.abs() < TB_WIN_BOUND)
+            .unwrap_or(eval)
     }
 }
 
