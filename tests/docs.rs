@@ -1,6 +1,6 @@
 //! The documents stay true to the engine: every option the engine prints in answer to `uci` is
 //! on the options page, and every relative link of README.md and docs/ (files and `#anchors`)
-//! leads somewhere.
+//! leads somewhere; the node counts they give for `deepred bench` are the ones it prints.
 
 mod common;
 
@@ -187,5 +187,59 @@ fn the_readme_is_a_way_in() {
         "## Strength today",
     ] {
         assert!(readme.contains(needed), "README.md lacks {needed}");
+    }
+}
+
+/// `n` as the documents write it in prose: 2584058 -> "2,584,058".
+fn with_commas(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The node count `deepred bench ARGS` prints on its last line, `<N> nodes <M> nps`, run with an
+/// empty data folder of its own so that the embedded net, not a promoted one, is the default.
+fn bench_nodes(args: &[&str]) -> u64 {
+    let home = std::env::temp_dir().join(format!("deepred-docs-bench-{}", std::process::id()));
+    let out = common::command()
+        .env("DEEPRED_HOME", &home)
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("run deepred bench");
+    let _ = std::fs::remove_dir_all(&home);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().expect("a summary line");
+    last.split_whitespace().next().unwrap().parse().expect(last)
+}
+
+#[test]
+fn the_documented_bench_counts_are_the_engines() {
+    assert_eq!(with_commas(2584058), "2,584,058");
+    assert_eq!(with_commas(584058), "584,058");
+    let (learned, pst) = (bench_nodes(&[]), bench_nodes(&["--evaluator", "pst"]));
+    let read = |f: &str| std::fs::read_to_string(root().join(f)).unwrap();
+    let readme = read("README.md");
+    assert!(
+        readme.contains(&format!("`{learned} nodes ... nps`")),
+        "README.md must give bench's signature with the embedded net: {learned} nodes"
+    );
+    for doc in ["docs/uci.md", "docs/commands.md"] {
+        // Prose wraps lines: compare with the line breaks made spaces.
+        let text = read(doc).replace('\n', " ");
+        for (count, with) in [(learned, "the embedded net"), (pst, "--evaluator pst")] {
+            let n = with_commas(count);
+            assert!(
+                text.contains(&n),
+                "{doc} must give {n} nodes for bench with {with}"
+            );
+        }
     }
 }
