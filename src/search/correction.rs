@@ -13,6 +13,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Position};
 
+use super::ordering::gravity;
 use super::params::Tunables;
 
 /// Entries per table and side to move.
@@ -114,11 +115,9 @@ impl Correction {
             (&mut self.white, k.white),
             (&mut self.black, k.black),
         ] {
-            let e = &mut table[Self::slot(turn, key)];
-            let v = i32::from(*e);
-            // Gravity: the nearer an entry is to ±MAX in the bonus's direction, the less it
-            // moves, so it never passes MAX (which is within i16).
-            *e = (v + bonus - v * bonus.abs() / MAX).clamp(-MAX, MAX) as i16;
+            // The histories' gravity: the nearer an entry is to ±MAX in the bonus's
+            // direction, the less it moves, so it never passes MAX (which is within i16).
+            gravity(&mut table[Self::slot(turn, key)], bonus, MAX);
         }
     }
 }

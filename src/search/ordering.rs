@@ -137,7 +137,7 @@ const CONT: usize = 12 * 64;
 
 /// The gravity update of a history entry: it moves by `bonus` and never past `±max`.
 #[inline]
-fn gravity(h: &mut i16, bonus: i32, max: i32) {
+pub(super) fn gravity(h: &mut i16, bonus: i32, max: i32) {
     let v = i32::from(*h);
     *h = (v + bonus - v * bonus.abs() / max).clamp(-max, max) as i16;
 }
