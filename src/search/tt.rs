@@ -55,16 +55,6 @@ impl TtEntry {
         };
         usable.then_some(s)
     }
-
-    /// A static evaluation `eval` sharpened by this entry's score where its bound says the
-    /// score lies beyond it (a fail high above it, a fail low below it, or exact: the cutoff
-    /// test with `eval` for both bounds); a tablebase or mate score leaves it as it is.
-    #[inline]
-    pub fn sharpen(&self, ply: usize, eval: i32) -> i32 {
-        self.cutoff(ply, eval, eval)
-            .filter(|s| s.abs() < TB_WIN_BOUND)
-            .unwrap_or(eval)
-    }
 }
 
 #[derive(Default)]
@@ -314,33 +304,6 @@ fn advise_huge_pages<T>(_: &mut [std::mem::MaybeUninit<T>]) {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::score::{MATE, TB_WIN};
-
-    /// A static evaluation of 50 and a hash entry of `score` with `bound`, 3 plies from the root.
-    fn sharpened(score: i32, bound: Bound) -> i32 {
-        let e = TtEntry {
-            mv: 0,
-            score: score_to_tt(score, 3),
-            eval: 50,
-            depth: 5,
-            bound,
-        };
-        e.sharpen(3, 50)
-    }
-
-    #[test]
-    fn the_hash_score_sharpens_the_evaluation_only_where_its_bound_reaches() {
-        // A fail high above the evaluation, a fail low below it, an exact score: the score.
-        assert_eq!(sharpened(120, Bound::Lower), 120);
-        assert_eq!(sharpened(-20, Bound::Upper), -20);
-        assert_eq!(sharpened(-20, Bound::Exact), -20);
-        // A fail high below it or a fail low above it says nothing the evaluation does not.
-        assert_eq!(sharpened(-20, Bound::Lower), 50);
-        assert_eq!(sharpened(120, Bound::Upper), 50);
-        // A mate or tablebase score is not an evaluation.
-        assert_eq!(sharpened(MATE - 10, Bound::Lower), 50);
-        assert_eq!(sharpened(-TB_WIN + 5, Bound::Exact), 50);
-    }
 
     /// On Linux with transparent huge pages on (`always` or `madvise`, the kernel's default),
     /// the table's memory is eligible for 2 MB pages: the kernel says so per mapping in
