@@ -302,6 +302,28 @@ impl History {
         self.punish_captures(t, captures, capture_code(turn, best), bonus);
     }
 
+    /// A node failed low at `depth` after the quiet move `prior` (piece index, target square)
+    /// of the other side: the move was good, and its continuation histories after `conts` (the
+    /// moves before it) rise by the bonus of a cutoff at that depth (Stockfish's bonus of the
+    /// prior counter move).
+    pub fn reward_prior(
+        &mut self,
+        t: &Tunables,
+        prior: (usize, usize),
+        conts: &Continuations,
+        depth: i32,
+    ) {
+        let code = prior.0 * 64 + prior.1;
+        let bonus = Self::bonus(t, depth);
+        for (pp, pto) in conts.iter().flatten() {
+            gravity(
+                &mut self.cont[(pp * 64 + pto) * CONT + code],
+                bonus,
+                t.history_max.min(i32::from(i16::MAX)),
+            );
+        }
+    }
+
     fn punish_captures(
         &mut self,
         t: &Tunables,
@@ -330,4 +352,35 @@ pub(super) fn score_captures(t: &Tunables, moves: &Captures, keys: &mut OrderKey
         keys[i] = (i64::from(score) << INDEX_BITS) | i as i64;
     }
     best_first(keys, moves.len());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fail_low_raises_the_prior_moves_continuation_histories_only() {
+        let t = Tunables::default();
+        let mut h = History::new();
+        // White's Nf3 (knight 1, f3 21), after Black's e5 (pawn 6, e5 36) and White's e4.
+        let (knight, f3) = (piece_index(Color::White, Role::Knight), 21);
+        let conts: Continuations = [Some((6, 36)), Some((0, 28)), None];
+        let code = (knight as u16) << 6 | f3 as u16;
+        assert_eq!(h.quiet_score(code, &conts), 0);
+        h.reward_prior(&t, (knight, f3), &conts, 5);
+        // Both continuation tables rise by the bonus of a cutoff at depth 5; the main history
+        // and the move after other moves stay as they were.
+        let bonus = History::bonus(&t, 5);
+        assert!(bonus > 0);
+        assert_eq!(h.quiet_score(code, &conts), 2 * bonus);
+        assert_eq!(h.quiet_score(code, &[None, None, None]), 0);
+        assert_eq!(h.quiet_score(code, &[Some((6, 35)), None, None]), 0);
+        // Gravity: repeated bonuses never pass the table's bound.
+        for _ in 0..1000 {
+            h.reward_prior(&t, (knight, f3), &conts, 20);
+        }
+        let max = t.history_max.min(i32::from(i16::MAX));
+        assert!(h.quiet_score(code, &conts) <= 2 * max);
+        assert!(h.quiet_score(code, &conts) > max);
+    }
 }

@@ -159,6 +159,9 @@ tunables! {
     /// continuation, summed) are below `-history_prune_margin * depth` is skipped.
     history_prune_depth: "HistoryPruneDepth" = 4, 0..=12, 1;
     history_prune_margin: "HistoryPruneMargin" = 3000, 500..=20000, 250;
+    /// A node failing low from this remaining depth rewards the continuation histories of the
+    /// quiet move that led to it (it was good for the side that played it).
+    prior_bonus_min_depth: "PriorBonusMinDepth" = 3, 1..=64, 1;
 
     // Correction history (see `correction`): weights of the pawn table and of the two non-pawn
     // tables (percent).

@@ -35,6 +35,8 @@ struct Frame {
     killers: [u16; 2],
     /// Piece index and target square of the move played from this ply (for counter moves).
     moved: Option<(usize, usize)>,
+    /// Whether that move was quiet (no capture, no promotion).
+    moved_quiet: bool,
     null: bool,
     /// The move a singular extension's verification search leaves out at this ply (0: none).
     excluded: u16,

@@ -452,6 +452,7 @@ impl Worker<'_> {
             acc.push(ply, pos, m);
         }
         self.frames[ply].moved = Some((piece_index(pos.turn(), m.role()), usize::from(m.to())));
+        self.frames[ply].moved_quiet = c.quiet;
         self.keys.push(child_hash);
         let ext = if n.tt_ext != 0 && encode_move(&m) == n.tt_move {
             n.tt_ext
@@ -614,7 +615,25 @@ impl Worker<'_> {
                     n.static_eval,
                 );
             }
+            if bound == Bound::Upper {
+                self.reward_prior(n);
+            }
         }
         s.best_score
+    }
+
+    /// Step 9c. A node that failed low at enough depth: the opponent's quiet move that led to
+    /// it was good, and its continuation histories (after the moves before it) rise.
+    fn reward_prior(&mut self, n: &Node) {
+        let Some(prev) = n.ply.checked_sub(1) else {
+            return;
+        };
+        if n.depth < self.t.prior_bonus_min_depth || !self.frames[prev].moved_quiet {
+            return;
+        }
+        if let Some(prior) = self.frames[prev].moved {
+            let conts = self.continuations(prev);
+            self.history.reward_prior(&self.t, prior, &conts, n.depth);
+        }
     }
 }

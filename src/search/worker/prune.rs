@@ -105,6 +105,7 @@ impl Worker<'_> {
                 acc.push(ply, pos, m);
             }
             self.frames[ply].moved = Some((piece_index(turn, m.role()), usize::from(m.to())));
+            self.frames[ply].moved_quiet = false;
             self.keys.push(child_hash);
             let mut score = -self.qsearch(&child, child_hash, ply + 1, -pc_beta, -pc_beta + 1);
             if score >= pc_beta {
