@@ -324,6 +324,13 @@ impl History {
         }
     }
 
+    /// Moves the main history of the quiet move `prior` (piece index, target square) by
+    /// `bonus` (gravity as at a cutoff).
+    pub fn adjust_main(&mut self, t: &Tunables, prior: (usize, usize), bonus: i32) {
+        let h = &mut self.scores[prior.0][prior.1];
+        *h = (*h + bonus - *h * bonus.abs() / t.history_max).clamp(-t.history_max, t.history_max);
+    }
+
     fn punish_captures(
         &mut self,
         t: &Tunables,
@@ -382,5 +389,30 @@ mod tests {
         let max = t.history_max.min(i32::from(i16::MAX));
         assert!(h.quiet_score(code, &conts) <= 2 * max);
         assert!(h.quiet_score(code, &conts) > max);
+    }
+
+    #[test]
+    fn the_evaluations_change_moves_the_main_history_within_its_bound() {
+        let t = Tunables::default();
+        let mut h = History::new();
+        let prior = (piece_index(Color::Black, Role::Bishop), 18);
+        let code = (prior.0 as u16) << 6 | prior.1 as u16;
+        let none: Continuations = [None, None, None];
+        h.adjust_main(&t, prior, 300);
+        assert_eq!(h.quiet_score(code, &none), 300);
+        h.adjust_main(&t, prior, -500);
+        // 300 - 500 - 300 * 500 / 16384 (gravity), truncated towards zero.
+        assert_eq!(
+            h.quiet_score(code, &none),
+            300 - 500 - 300 * 500 / t.history_max
+        );
+        for _ in 0..10_000 {
+            h.adjust_main(&t, prior, -4000);
+        }
+        assert!(h.quiet_score(code, &none) >= -t.history_max);
+        assert!(h.quiet_score(code, &none) < -t.history_max / 2);
+        // Another piece on the square, or the same piece elsewhere, is untouched.
+        assert_eq!(h.quiet_score(code ^ 1, &none), 0);
+        assert_eq!(h.quiet_score(code + 64, &none), 0);
     }
 }

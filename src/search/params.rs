@@ -162,6 +162,13 @@ tunables! {
     /// A node failing low from this remaining depth rewards the continuation histories of the
     /// quiet move that led to it (it was good for the side that played it).
     prior_bonus_min_depth: "PriorBonusMinDepth" = 3, 1..=64, 1;
+    /// The opponent's quiet move judged by the static evaluation's change: its main history
+    /// moves by `-eval_history_mul * depth * (evaluation before + evaluation after)`, both
+    /// each from its own side to move's view, within `±eval_history_max` (0: off). Stockfish
+    /// 14's 4 per internal unit and 1,000, scaled to this engine's cutoff bonuses (a third of
+    /// Stockfish's at depth 10) and centipawns (about two internal units).
+    eval_history_mul: "EvalHistoryMul" = 2, 0..=40, 1;
+    eval_history_max: "EvalHistoryMax" = 500, 100..=4000, 50;
 
     // Correction history (see `correction`): weights of the pawn table and of the two non-pawn
     // tables (percent).

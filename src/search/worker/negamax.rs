@@ -284,11 +284,31 @@ impl Worker<'_> {
             };
             n.corr_keys = Keys::of(n.pos);
             n.static_eval = self.corrected(n.pos, &n.corr_keys, n.raw_eval);
+            self.judge_prior(n);
         }
         self.frames[ply].static_eval = n.static_eval;
         self.frames[ply].raw_eval = n.raw_eval;
         n.improving = !n.in_check && ply >= 2 && n.static_eval > self.frames[ply - 2].static_eval;
         self.frames[ply + 1].killers = [0, 0];
+    }
+
+    /// Step 4b. The opponent's quiet move that led here, judged by what it did to the static
+    /// evaluation (its side's before it against its side's after it): its main history moves
+    /// by `-eval_history_mul * depth` per centipawn of the two evaluations' sum, within
+    /// `±eval_history_max` (Stockfish's history update from the evaluation's difference).
+    fn judge_prior(&mut self, n: &Node) {
+        let Some(prev) = n.ply.checked_sub(1) else {
+            return;
+        };
+        let before = self.frames[prev].static_eval;
+        if before == -INF || !self.frames[prev].moved_quiet {
+            return;
+        }
+        if let Some(prior) = self.frames[prev].moved {
+            let bonus = (-self.t.eval_history_mul * n.depth * (before + n.static_eval))
+                .clamp(-self.t.eval_history_max, self.t.eval_history_max);
+            self.history.adjust_main(&self.t, prior, bonus);
+        }
     }
 
     /// Steps 8 and 9: every move in order, pruned, reduced and searched; the result stored.
