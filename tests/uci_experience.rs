@@ -524,15 +524,35 @@ fn a_lost_line_is_left_the_next_time() {
     use deepred::experience::store::GameSearches;
     let dir = temp_dir("qlearn");
     let db = dir.join("exp.sqlite");
-    let mut e = learning_engine(&db);
     // pst, and the same depth before and after: only the learning step may change the move
-    // (a deeper search could change it by itself).
-    e.send("setoption name Evaluator value pst");
-    e.send("position startpos");
-    e.send("go depth 8");
-    let (best, _) = e.bestmove(SECS(30));
-    let choice = best.split_whitespace().nth(1).unwrap().to_string();
-    e.quit();
+    // (a deeper search could change it by itself). A search that starts from the memory of an
+    // earlier one need not choose as that one did (the remembered line is scored from the
+    // memory, its rivals are searched afresh with other histories), so the engine searches
+    // until its memory leads it to the move it remembers: a memory whose own search keeps its
+    // move, which the control below (rate 0) then reproduces.
+    let search = |db: &std::path::Path| {
+        let mut e = learning_engine(db);
+        e.send("setoption name Evaluator value pst");
+        e.send("position startpos");
+        e.send("go depth 8");
+        let (best, _) = e.bestmove(SECS(30));
+        e.quit();
+        best.split_whitespace().nth(1).unwrap().to_string()
+    };
+    let mut choice = search(&db);
+    let mut settled = false;
+    for _ in 0..4 {
+        let next = search(&db);
+        settled = next == choice;
+        choice = next;
+        if settled {
+            break;
+        }
+    }
+    assert!(
+        settled,
+        "the memory keeps leading to another move (last: {choice})"
+    );
     // The game went on from the engine's move and was lost.
     let start = Chess::default();
     let moved = shakmaty_line(&choice)[0];
