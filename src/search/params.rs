@@ -163,7 +163,7 @@ tunables! {
     /// quiet move that led to it (it was good for the side that played it).
     prior_bonus_min_depth: "PriorBonusMinDepth" = 3, 1..=64, 1;
     /// The opponent's quiet move judged by the static evaluation's change: its main history
-    /// moves by `-eval_history_mul * depth * (evaluation before + evaluation after)`, both
+    /// moves by `-eval_history_mul * depth * (evaluation before + evaluation after)`,
     /// each from its own side to move's view, within `±eval_history_max` (0: off). Stockfish
     /// 14's 4 per internal unit and 1,000, scaled to this engine's cutoff bonuses (a third of
     /// Stockfish's at depth 10) and centipawns (about two internal units).
