@@ -271,8 +271,7 @@ impl History {
         let best_code = quiet_code(turn, &best);
         for &q in quiets.codes() {
             let b = if q == best_code { bonus } else { -bonus };
-            let h = &mut self.scores[usize::from(q >> 6)][usize::from(q & 63)];
-            *h += b - *h * b.abs() / t.history_max;
+            self.adjust_main(t, (usize::from(q >> 6), usize::from(q & 63)), b);
             for (pp, pto) in conts.iter().flatten() {
                 let e = &mut self.cont[(pp * 64 + pto) * CONT + usize::from(q)];
                 gravity(e, b, t.history_max.min(i32::from(i16::MAX)));

@@ -297,18 +297,22 @@ impl Worker<'_> {
     /// by `-eval_history_mul * depth` per centipawn of the two evaluations' sum, within
     /// `±eval_history_max` (Stockfish's history update from the evaluation's difference).
     fn judge_prior(&mut self, n: &Node) {
-        let Some(prev) = n.ply.checked_sub(1) else {
+        let Some((prev, prior)) = self.prior_quiet(n.ply) else {
             return;
         };
         let before = self.frames[prev].static_eval;
-        if before == -INF || !self.frames[prev].moved_quiet {
-            return;
-        }
-        if let Some(prior) = self.frames[prev].moved {
+        if before != -INF {
             let bonus = (-self.t.eval_history_mul * n.depth * (before + n.static_eval))
                 .clamp(-self.t.eval_history_max, self.t.eval_history_max);
             self.history.adjust_main(&self.t, prior, bonus);
         }
+    }
+
+    /// The ply before `ply` and its move (piece index, target square), if that move was quiet.
+    fn prior_quiet(&self, ply: usize) -> Option<(usize, (usize, usize))> {
+        let prev = ply.checked_sub(1)?;
+        let frame = &self.frames[prev];
+        frame.moved.filter(|_| frame.moved_quiet).map(|m| (prev, m))
     }
 
     /// Steps 8 and 9: every move in order, pruned, reduced and searched; the result stored.
@@ -645,13 +649,10 @@ impl Worker<'_> {
     /// Step 9c. A node that failed low at enough depth: the opponent's quiet move that led to
     /// it was good, and its continuation histories (after the moves before it) rise.
     fn reward_prior(&mut self, n: &Node) {
-        let Some(prev) = n.ply.checked_sub(1) else {
-            return;
-        };
-        if n.depth < self.t.prior_bonus_min_depth || !self.frames[prev].moved_quiet {
+        if n.depth < self.t.prior_bonus_min_depth {
             return;
         }
-        if let Some(prior) = self.frames[prev].moved {
+        if let Some((prev, prior)) = self.prior_quiet(n.ply) {
             let conts = self.continuations(prev);
             self.history.reward_prior(&self.t, prior, &conts, n.depth);
         }
