@@ -77,10 +77,6 @@ struct Bucket {
 /// written costs it this many plies.
 const AGE_PLIES: i32 = 4;
 
-/// A bound of this search at least this many plies shallower than the entry of its position
-/// leaves the entry's score, depth and bound as they are.
-const KEEP_DEEPER: i32 = 4;
-
 /// The transposition table, and what else the searches of one game keep from move to move:
 /// each search thread's histories ([`Kept`]). Clearing it clears both.
 pub struct TranspositionTable {
@@ -224,19 +220,6 @@ impl TranspositionTable {
         let same = slot.key.load(Ordering::Relaxed) ^ old == key && old != 0;
         // Keep the old move when the new result has none for the same position.
         let mv = if mv == 0 && same { old as u16 } else { mv };
-        // A much shallower bound of this search (a quiescence node's, a reduced search's)
-        // leaves the deeper result of the same position, and only brings its move (Stockfish's
-        // rule): the deep score cuts off more nodes.
-        if same
-            && bound != Bound::Exact
-            && (old >> 58) & 63 == age
-            && depth + KEEP_DEEPER <= ((old >> 48) & 0xff) as i32
-        {
-            let data = (old & !0xffff) | u64::from(mv);
-            slot.key.store(key ^ data, Ordering::Relaxed);
-            slot.data.store(data, Ordering::Relaxed);
-            return;
-        }
         let depth = depth.clamp(0, 255) as u64;
         let data = u64::from(mv)
             | (u64::from(score.clamp(-32767, 32767) as i16 as u16) << 16)
@@ -411,25 +394,6 @@ mod tests {
         tt.store(key(2), 0, -5, 0, 15, Bound::Upper);
         let e = tt.probe(key(2)).unwrap();
         assert_eq!((e.mv, e.score, e.depth, e.bound), (9, -5, 15, Bound::Upper));
-        // A bound much shallower than the entry (of this search) keeps the deep result and
-        // brings only its move; one nearly as deep, or exact, replaces it.
-        tt.store(key(2), 7, 50, 0, 15 - KEEP_DEEPER, Bound::Lower);
-        let e = tt.probe(key(2)).unwrap();
-        assert_eq!((e.mv, e.score, e.depth, e.bound), (7, -5, 15, Bound::Upper));
-        tt.store(key(2), 0, 60, 0, 16 - KEEP_DEEPER, Bound::Lower);
-        let e = tt.probe(key(2)).unwrap();
-        assert_eq!(
-            (e.mv, e.score, e.depth, e.bound),
-            (7, 60, 16 - KEEP_DEEPER, Bound::Lower)
-        );
-        tt.store(key(2), 8, 70, 0, 0, Bound::Exact);
-        assert_eq!(tt.probe(key(2)).unwrap().score, 70);
-        // An entry of an earlier search gives way to any result of this one.
-        tt.store(key(3), 5, 40, 0, 20, Bound::Lower);
-        tt.new_search();
-        tt.store(key(3), 0, -40, 0, 0, Bound::Upper);
-        let e = tt.probe(key(3)).unwrap();
-        assert_eq!((e.mv, e.score, e.depth), (5, -40, 0));
         tt.clear();
         assert!(tt.probe(key(2)).is_none());
         assert_eq!(tt.hashfull(), 0);
