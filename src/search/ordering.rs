@@ -349,17 +349,12 @@ impl History {
     }
 }
 
-/// Orders the captures and promotions of a quiescence node into `keys`: the hash move
-/// (`tt_move`, 0 for none) first, then by victim and attacker.
-pub(super) fn score_captures(t: &Tunables, moves: &Captures, tt_move: u16, keys: &mut OrderKeys) {
+/// Orders the captures and promotions of a quiescence node into `keys`.
+pub(super) fn score_captures(t: &Tunables, moves: &Captures, keys: &mut OrderKeys) {
     for (i, m) in moves.iter().enumerate() {
         let victim = m.capture().map_or(0, value);
         let promo = m.promotion().map_or(0, value);
-        let score = if tt_move != 0 && encode_move(m) == tt_move {
-            t.order_tt
-        } else {
-            victim * t.mvv_victim_mul + promo - value(m.role()) / t.mvv_attacker_div
-        };
+        let score = victim * t.mvv_victim_mul + promo - value(m.role()) / t.mvv_attacker_div;
         keys[i] = (i64::from(score) << INDEX_BITS) | i as i64;
     }
     best_first(keys, moves.len());
