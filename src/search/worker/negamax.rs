@@ -69,8 +69,6 @@ struct Moves {
 struct Candidate {
     m: Move,
     quiet: bool,
-    /// A capture or under-promotion that loses material (by SEE): reduced as late quiet moves.
-    bad_capture: bool,
     gives_check: bool,
     /// The move's ordering key (hash move, captures, killers, counter move, history).
     order: i32,
@@ -417,18 +415,14 @@ impl Worker<'_> {
     /// futility pruning of quiet moves, SEE pruning of losing captures. `None`: pruned.
     fn unpruned(&self, n: &Node, s: &Moves, m: Move, order: i32) -> Option<Candidate> {
         let quiet = !m.is_capture() && !m.is_promotion();
-        // Ordered below the midpoint of the two capture bases: a losing one.
-        let bad_capture =
-            !quiet && order < (self.t.order_good_capture + self.t.order_bad_capture) / 2;
         let depth = n.depth;
         // Only pruning (shallow depths) and reductions look at checks: skip the test elsewhere.
         let may_prune = !n.root
             && s.best_score > -TB_WIN_BOUND
             && s.searched > 0
             && depth <= self.t.prune_max_depth;
-        let may_reduce = depth >= self.t.lmr_min_depth
-            && s.searched >= self.t.lmr_min_moves as usize
-            && (quiet || bad_capture);
+        let may_reduce =
+            depth >= self.t.lmr_min_depth && s.searched >= self.t.lmr_min_moves as usize && quiet;
         let gives_check = (may_prune || may_reduce) && movegen::gives_check(n.pos, &m);
         if !n.root && s.best_score > -TB_WIN_BOUND && s.searched > 0 && !gives_check {
             if quiet && !n.in_check && !n.pv_node {
@@ -466,7 +460,6 @@ impl Worker<'_> {
         Some(Candidate {
             m,
             quiet,
-            bad_capture,
             gives_check,
             order,
         })
@@ -549,13 +542,11 @@ impl Worker<'_> {
         score + bias
     }
 
-    /// The late move reduction of a quiet move or losing capture searched after the first few
-    /// at enough depth: the table's, less at PV nodes, for checks, killers and counter moves
-    /// and a quiet move's good history; more at cut nodes and when not improving.
+    /// The late move reduction of a quiet move searched after the first few at enough depth:
+    /// the table's, less at PV nodes, for checks, killers and counter moves and good history;
+    /// more at cut nodes and when not improving.
     fn reduction(&self, n: &Node, s: &Moves, c: Candidate) -> i32 {
-        if n.depth < self.t.lmr_min_depth
-            || s.searched < self.t.lmr_min_moves as usize
-            || !(c.quiet || c.bad_capture)
+        if n.depth < self.t.lmr_min_depth || s.searched < self.t.lmr_min_moves as usize || !c.quiet
         {
             return 0;
         }
@@ -565,7 +556,7 @@ impl Worker<'_> {
         r -= i32::from(c.gives_check);
         r -= i32::from(c.order >= self.t.order_counter);
         r += i32::from(!n.improving);
-        if c.quiet && c.order < self.t.order_counter {
+        if c.order < self.t.order_counter {
             r -= c.order / self.t.lmr_history_div;
         }
         // Never below depth 1 (LmrMinDepth 1 lets a depth-1 node reduce: nothing to take).
