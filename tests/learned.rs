@@ -694,8 +694,8 @@ fn native_inference_matches(buckets: usize) -> Vec<i32> {
     // Move by move: the accumulators equal a refresh at every ply.
     let pgn = common::data("pgn/games/sf15-selfplay-6k-nodes_first200.pgn");
     let games = deepred::chess::pgn::read_games(std::fs::File::open(pgn).unwrap());
-    let mut acc = ValueAccumulators::new(&net, 600);
-    let mut fresh = ValueAccumulators::new(&net, 1);
+    let mut acc = ValueAccumulators::try_new(&net, 600).unwrap();
+    let mut fresh = ValueAccumulators::try_new(&net, 1).unwrap();
     for g in games.into_iter().take(5).flatten() {
         let mut pos = g.start.clone();
         acc.refresh(0, &pos);

@@ -310,7 +310,7 @@ fn close(a: &[f32], b: &[f32]) -> bool {
 /// Checks every legal move of `pos` (and a null move) for both nets' incremental updates.
 fn check_moves(dp: &DeepPink, dc: &DeepChess, pos: &Chess) -> usize {
     use deepred::nn::deeppink::Accumulators;
-    let mut acc = Accumulators::new(dp, 4);
+    let mut acc = Accumulators::try_new(dp, 4).unwrap();
     acc.refresh(0, pos);
     let mut dc_parent = AVec::zeros(dc.acc_len());
     dc.refresh(&features::deepchess(pos), &mut dc_parent);
@@ -319,7 +319,7 @@ fn check_moves(dp: &DeepPink, dc: &DeepChess, pos: &Chess) -> usize {
         let mut child = pos.clone();
         child.play_unchecked(m);
         acc.push(0, pos, m);
-        let mut fresh = Accumulators::new(dp, 1);
+        let mut fresh = Accumulators::try_new(dp, 1).unwrap();
         fresh.refresh(0, &child);
         for persp in Color::ALL {
             assert!(
@@ -345,7 +345,7 @@ fn check_moves(dp: &DeepPink, dc: &DeepChess, pos: &Chess) -> usize {
     // Null move: same pieces, the other side's accumulator.
     if let Ok(null) = pos.clone().swap_turn() {
         acc.push_null(0);
-        let mut fresh = Accumulators::new(dp, 1);
+        let mut fresh = Accumulators::try_new(dp, 1).unwrap();
         fresh.refresh(0, &null);
         assert!(close(acc.get(1, null.turn()), fresh.get(0, null.turn())));
     }
@@ -402,7 +402,7 @@ fn incremental_accumulators_follow_random_games() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(99);
     let mut plies = 0;
     for _ in 0..30 {
-        let mut acc = Accumulators::new(&dp, 301);
+        let mut acc = Accumulators::try_new(&dp, 301).unwrap();
         let mut pos = Chess::default();
         acc.refresh(0, &pos);
         for ply in 0..300 {
@@ -412,7 +412,7 @@ fn incremental_accumulators_follow_random_games() {
             };
             acc.push(ply, &pos, m);
             pos.play_unchecked(m);
-            let mut fresh = Accumulators::new(&dp, 1);
+            let mut fresh = Accumulators::try_new(&dp, 1).unwrap();
             fresh.refresh(0, &pos);
             for persp in Color::ALL {
                 assert!(close(acc.get(ply + 1, persp), fresh.get(0, persp)));

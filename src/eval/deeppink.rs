@@ -2,6 +2,7 @@
 //! search, leaves are evaluated from accumulators updated move by move
 //! ([`crate::nn::deeppink::Accumulators`]); [`ScalarEvaluator::evaluate`] computes from scratch.
 
+use std::collections::TryReserveError;
 use std::path::Path;
 
 use shakmaty::Chess;
@@ -41,8 +42,11 @@ impl ScalarEvaluator for DeepPinkEval {
     fn description(&self) -> Option<String> {
         Some(self.net.description.clone())
     }
-    fn incremental(&self, plies: usize) -> Option<Box<dyn Incremental + '_>> {
-        Some(Box::new(Accumulators::new(&self.net, plies)))
+    fn incremental(
+        &self,
+        plies: usize,
+    ) -> Result<Option<Box<dyn Incremental + '_>>, TryReserveError> {
+        Ok(Some(Box::new(Accumulators::try_new(&self.net, plies)?)))
     }
 }
 

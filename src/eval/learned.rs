@@ -2,6 +2,7 @@
 //! centipawns for the side to move. In the search, leaves are evaluated from i16 accumulators
 //! updated move by move; [`ScalarEvaluator::evaluate`] computes from scratch.
 
+use std::collections::TryReserveError;
 use std::path::Path;
 
 use shakmaty::{Chess, Move};
@@ -38,8 +39,13 @@ impl ScalarEvaluator for LearnedEval {
     fn description(&self) -> Option<String> {
         Some(self.net.description.clone())
     }
-    fn incremental(&self, plies: usize) -> Option<Box<dyn Incremental + '_>> {
-        Some(Box::new(ValueAccumulators::new(&self.net, plies)))
+    fn incremental(
+        &self,
+        plies: usize,
+    ) -> Result<Option<Box<dyn Incremental + '_>>, TryReserveError> {
+        Ok(Some(Box::new(ValueAccumulators::try_new(
+            &self.net, plies,
+        )?)))
     }
 }
 

@@ -21,6 +21,7 @@ pub mod report;
 #[cfg(feature = "torch")]
 pub mod torchscript;
 
+use std::collections::TryReserveError;
 use std::sync::{Arc, OnceLock};
 
 use shakmaty::{Chess, Move};
@@ -41,14 +42,18 @@ pub trait ScalarEvaluator: Send + Sync {
         None
     }
     /// The state the search keeps instead of calling [`Self::evaluate`] at every leaf (the
-    /// first-layer accumulators of a net, `plies` deep), if this evaluator has one.
-    fn incremental(&self, _plies: usize) -> Option<Box<dyn Incremental + '_>> {
-        None
+    /// first-layer accumulators of a net, `plies` deep), if this evaluator has one; an error
+    /// when its memory cannot be had (a memory limit).
+    fn incremental(
+        &self,
+        _plies: usize,
+    ) -> Result<Option<Box<dyn Incremental + '_>>, TryReserveError> {
+        Ok(None)
     }
 }
 
 /// An evaluation the search updates move by move: a stack of states by ply.
-pub trait Incremental {
+pub trait Incremental: Send {
     /// The state of `pos` at `ply`, from scratch.
     fn refresh(&mut self, ply: usize, pos: &Chess);
     /// Ply `ply + 1` = ply `ply` after `m` (legal in `pos`, the position at `ply`).

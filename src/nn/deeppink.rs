@@ -156,13 +156,18 @@ pub struct Accumulators<'a> {
 }
 
 impl<'a> Accumulators<'a> {
-    pub fn new(net: &'a DeepPink, plies: usize) -> Self {
+    /// A stack `plies` deep, or the error of an allocation that failed (a memory limit) instead
+    /// of the abort of an ordinary allocation.
+    pub fn try_new(
+        net: &'a DeepPink,
+        plies: usize,
+    ) -> Result<Self, std::collections::TryReserveError> {
         let n = net.acc_len();
-        Accumulators {
+        Ok(Accumulators {
             net,
             n,
-            stack: crate::nn::layers::AVec::zeros(plies * 2 * n),
-        }
+            stack: crate::nn::layers::AVec::try_zeros(plies * 2 * n)?,
+        })
     }
 
     #[inline]

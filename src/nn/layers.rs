@@ -113,6 +113,20 @@ impl AVec {
     pub fn zeros(len: usize) -> Self {
         AVec::zeroed(len)
     }
+
+    /// `len` zeros, or the error of an allocation that failed (a memory limit) instead of the
+    /// abort of [`AVec::zeros`].
+    pub fn try_zeros(len: usize) -> Result<Self, std::collections::TryReserveError> {
+        let n = (len * std::mem::size_of::<f32>()).div_ceil(64);
+        let mut lines = Vec::new();
+        lines.try_reserve_exact(n)?;
+        lines.resize(n, Line([0; 64]));
+        Ok(AVec {
+            lines,
+            len,
+            _elem: std::marker::PhantomData,
+        })
+    }
 }
 
 impl<T: Plain> std::ops::Deref for AVec<T> {

@@ -300,12 +300,21 @@ pub struct ValueAccumulators<'a> {
 }
 
 impl<'a> ValueAccumulators<'a> {
-    pub fn new(net: &'a ValueNet, plies: usize) -> Self {
-        ValueAccumulators {
+    /// A stack `plies` deep, or the error of an allocation that failed (a memory limit) instead
+    /// of the abort of an ordinary allocation.
+    pub fn try_new(
+        net: &'a ValueNet,
+        plies: usize,
+    ) -> Result<Self, std::collections::TryReserveError> {
+        let n = plies * 2 * net.hidden;
+        let mut stack = Vec::new();
+        stack.try_reserve_exact(n)?;
+        stack.resize(n, 0);
+        Ok(ValueAccumulators {
             net,
             h: net.hidden,
-            stack: vec![0; plies * 2 * net.hidden],
-        }
+            stack,
+        })
     }
 
     #[inline]

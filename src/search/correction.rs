@@ -11,10 +11,13 @@
 //! nodes of depth 3 and more, the corrected evaluation then missed the score by 47.6
 //! centipawns on average, the uncorrected one by 55.9; moving by shares, 36.9 against 52.3.)
 
+use std::collections::TryReserveError;
+
 use shakmaty::{Bitboard, Chess, Color, Position};
 
 use super::ordering::gravity;
 use super::params::Tunables;
+use super::types::try_filled;
 
 /// Entries per table and side to move.
 const SIZE: usize = 16_384;
@@ -77,12 +80,13 @@ pub(super) struct Correction {
 }
 
 impl Correction {
-    pub fn new() -> Self {
-        Correction {
-            pawn: vec![0; 2 * SIZE],
-            white: vec![0; 2 * SIZE],
-            black: vec![0; 2 * SIZE],
-        }
+    /// Empty tables, or the error of an allocation that failed (see [`try_filled`]).
+    pub fn try_new() -> Result<Self, TryReserveError> {
+        Ok(Correction {
+            pawn: try_filled(2 * SIZE, 0)?,
+            white: try_filled(2 * SIZE, 0)?,
+            black: try_filled(2 * SIZE, 0)?,
+        })
     }
 
     #[cfg(test)]
@@ -137,7 +141,7 @@ mod tests {
     #[test]
     fn a_correction_learned_in_one_position_carries_to_the_same_pawns() {
         let t = Tunables::default();
-        let mut c = Correction::new();
+        let mut c = Correction::try_new().unwrap();
         let a = pos("4k3/pp3ppp/8/8/8/8/PP3PPP/R3K3 w - - 0 1");
         // Same pawns, a rook moved: the pawn table carries over, White's non-pawn one does not.
         let b = pos("4k3/pp3ppp/8/8/8/8/PP3PPP/3RK3 w - - 0 1");

@@ -1,6 +1,8 @@
 //! What a search thread keeps from one search of a game to the next.
 
 use super::correction::Correction;
+use std::collections::TryReserveError;
+
 use super::ordering::History;
 
 /// What a search thread learned of the game's moves that the next search of the game starts
@@ -13,11 +15,12 @@ pub(super) struct Kept {
 }
 
 impl Kept {
-    pub(super) fn new() -> Self {
-        Kept {
-            history: History::new(),
-            corr: Correction::new(),
-        }
+    /// Empty histories, or the error of an allocation that failed (see [`super::types::try_filled`]).
+    pub(super) fn try_new() -> Result<Self, TryReserveError> {
+        Ok(Kept {
+            history: History::try_new()?,
+            corr: Correction::try_new()?,
+        })
     }
 
     /// Whether the move histories, and the correction history, are as new.

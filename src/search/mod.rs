@@ -25,9 +25,10 @@ mod worker;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use shakmaty::{Move, Position};
+use shakmaty::{Chess, Move, Position};
 
 use crate::chess::notation::decode_move;
+use crate::chess::score::MATE;
 use crate::chess::syzygy::{Wdl, score_of};
 use crate::chess::zobrist::{hash_of, play};
 use crate::eval::{Evaluator, ScalarEvaluator};
@@ -105,35 +106,55 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
     let threads = params.threads.max(1);
     let helpers_stop = AtomicBool::new(false);
     let helpers_stop = &helpers_stop;
-    let run_worker = |id: usize| {
-        let mut w = Worker::new(id, shared, helpers_stop, tt, &*scalar, params, budget);
+    let limited = |started: usize, why: String| {
+        if let Some(report) = &params.reporter {
+            report(&Event::ThreadsLimited {
+                asked: threads,
+                started,
+                why,
+            });
+        }
+    };
+    // Each worker's tables are made on this thread before its own starts (a failed allocation
+    // is an error there, not an abort inside the thread).
+    let worker = |id: usize| {
+        let mut w = Worker::try_new(id, shared, helpers_stop, tt, &*scalar, params, budget)?;
         w.root_allowed = root_moves.clone();
         w.tb = tb;
         w.root_tb = root_tb.clone();
+        Ok::<_, std::collections::TryReserveError>(w)
+    };
+    let run = |mut w: Worker| {
         let r = w.iterate(params, &root_moves);
         w.finish();
         r
     };
+    let main = match worker(0) {
+        Ok(w) => w,
+        Err(e) => {
+            limited(0, e.to_string());
+            return without_tables(root, &root_moves, &*scalar);
+        }
+    };
     let mut result = std::thread::scope(|s| {
-        // Helpers the system cannot start (a thread or memory limit) are left out: the search
-        // goes on with those that started, and says so.
+        // Helpers the system cannot start or give memory to (a thread or memory limit) are
+        // left out: the search goes on with those that started, and says so.
         let mut handles = Vec::with_capacity(threads - 1);
         for id in 1..threads {
-            match std::thread::Builder::new().spawn_scoped(s, move || run_worker(id)) {
+            let started = worker(id).map_err(|e| e.to_string()).and_then(|w| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || run(w))
+                    .map_err(|e| e.to_string())
+            });
+            match started {
                 Ok(h) => handles.push(h),
-                Err(e) => {
-                    if let Some(report) = &params.reporter {
-                        report(&Event::ThreadsLimited {
-                            asked: threads,
-                            started: id,
-                            why: e.to_string(),
-                        });
-                    }
+                Err(why) => {
+                    limited(id, why);
                     break;
                 }
             }
         }
-        let r = run_worker(0);
+        let r = run(main);
         helpers_stop.store(true, Ordering::SeqCst);
         for h in handles {
             let _ = h.join();
@@ -158,6 +179,34 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         }
     }
     result
+}
+
+/// The move of a search that could not have even one thread's tables (a memory limit): the
+/// root move whose position the evaluator likes best for the mover, a mate first and a draw
+/// at 0, with no allocation.
+fn without_tables(root: &Chess, root_moves: &[Move], eval: &dyn ScalarEvaluator) -> SearchResult {
+    let h = hash_of(root);
+    let scored = root_moves.iter().map(|&m| {
+        let (child, ch) = play(root, h, m);
+        let score = if child.is_checkmate() {
+            MATE - 1
+        } else if child.is_stalemate() || child.is_insufficient_material() {
+            0
+        } else {
+            -eval.evaluate(&child, ch)
+        };
+        (m, score)
+    });
+    let best = scored.max_by_key(|&(_, s)| s);
+    SearchResult {
+        best: best.map(|(m, _)| m),
+        ponder: None,
+        score: best.map_or(0, |(_, s)| s),
+        depth: 1,
+        nodes: root_moves.len() as u64,
+        tbhits: 0,
+        lines: Vec::new(),
+    }
 }
 
 /// The tablebases at the root. When the root is in the tables, `root_moves` keeps only the
@@ -219,4 +268,42 @@ fn probe_root<'a>(
         .map(|r| (r.mv, score_of(r.wdl, 0)))
         .collect();
     (tb, scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::pst::Pst;
+
+    fn fen(f: &str) -> Chess {
+        crate::chess::fen::parse_fen(f, false).unwrap()
+    }
+
+    /// Without tables the search still mates in one and takes a free queen.
+    #[test]
+    fn a_search_without_tables_plays_the_best_move_one_ply_deep() {
+        for (f, best) in [
+            // Qxf7#, as in the UCI tests.
+            (
+                "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+                "h5f7",
+            ),
+            // A queen left en prise to a pawn.
+            (
+                "rnb1kbnr/pppp1ppp/8/4p3/3q4/4P3/PPPP1PPP/RNBQKBNR w KQkq - 0 3",
+                "e3d4",
+            ),
+        ] {
+            let pos = fen(f);
+            let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+            let r = without_tables(&pos, &moves, &Pst);
+            let uci = r
+                .best
+                .unwrap()
+                .to_uci(shakmaty::CastlingMode::Standard)
+                .to_string();
+            assert_eq!(uci, best, "{f}");
+            assert_eq!(r.nodes, moves.len() as u64);
+        }
+    }
 }

@@ -2,9 +2,12 @@
 //! the counter move, then quiet moves by their history score; and the lazy picker that hands
 //! the moves out best first.
 
+use std::collections::TryReserveError;
+
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
 use super::params::Tunables;
+use super::types::try_filled;
 use crate::chess::movegen::Captures;
 use crate::chess::notation::encode_move;
 use crate::chess::score::value;
@@ -156,13 +159,14 @@ pub(super) struct History {
 }
 
 impl History {
-    pub fn new() -> Self {
-        History {
-            scores: vec![[0; 64]; 12],
-            counters: vec![[0; 64]; 12],
-            cont: vec![0; CONT * CONT],
-            captures: vec![0; 12 << 9],
-        }
+    /// Empty histories, or the error of an allocation that failed (see [`try_filled`]).
+    pub fn try_new() -> Result<Self, TryReserveError> {
+        Ok(History {
+            scores: try_filled(12, [0; 64])?,
+            counters: try_filled(12, [0; 64])?,
+            cont: try_filled(CONT * CONT, 0)?,
+            captures: try_filled(12 << 9, 0)?,
+        })
     }
 
     #[cfg(test)]
@@ -367,7 +371,7 @@ mod tests {
     #[test]
     fn a_fail_low_raises_the_prior_moves_continuation_histories_only() {
         let t = Tunables::default();
-        let mut h = History::new();
+        let mut h = History::try_new().unwrap();
         // White's Nf3 (knight 1, f3 21), after Black's e5 (pawn 6, e5 36) and White's e4.
         let (knight, f3) = (piece_index(Color::White, Role::Knight), 21);
         let conts: Continuations = [Some((6, 36)), Some((0, 28)), None];
@@ -393,7 +397,7 @@ mod tests {
     #[test]
     fn the_evaluations_change_moves_the_main_history_within_its_bound() {
         let t = Tunables::default();
-        let mut h = History::new();
+        let mut h = History::try_new().unwrap();
         let prior = (piece_index(Color::Black, Role::Bishop), 18);
         let code = (prior.0 as u16) << 6 | prior.1 as u16;
         let none: Continuations = [None, None, None];

@@ -1,5 +1,7 @@
 //! The triangular table of principal variations: the best line found from every ply.
 
+use std::collections::TryReserveError;
+
 use shakmaty::Move;
 
 use crate::chess::score::MAX_PLY;
@@ -9,10 +11,24 @@ pub(super) struct PvTable {
 }
 
 impl PvTable {
+    /// An empty table.
     pub fn new() -> Self {
         PvTable {
             lines: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
         }
+    }
+
+    /// An empty table, or the error of an allocation that failed (a memory limit) instead of
+    /// the abort of an ordinary allocation.
+    pub fn try_new() -> Result<Self, TryReserveError> {
+        let mut lines = Vec::new();
+        lines.try_reserve_exact(MAX_PLY + 1)?;
+        for _ in 0..=MAX_PLY {
+            let mut line = Vec::new();
+            line.try_reserve_exact(MAX_PLY)?;
+            lines.push(line);
+        }
+        Ok(PvTable { lines })
     }
 
     /// A node at `ply` starts with no line.

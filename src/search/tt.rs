@@ -127,12 +127,10 @@ impl TranspositionTable {
     }
 
     /// What search thread `id` learned in the last search since the table was cleared, or
-    /// empty histories.
-    pub(super) fn take_kept(&self, id: usize) -> Kept {
-        self.kept_slots()
-            .get_mut(id)
-            .and_then(Option::take)
-            .unwrap_or_else(Kept::new)
+    /// empty histories (or the error of their allocation).
+    pub(super) fn take_kept(&self, id: usize) -> Result<Kept, std::collections::TryReserveError> {
+        let kept = self.kept_slots().get_mut(id).and_then(Option::take);
+        kept.map_or_else(Kept::try_new, Ok)
     }
 
     /// Keeps what search thread `id` learned for its next search.
@@ -356,13 +354,13 @@ mod tests {
         // give it few nodes before the main thread ends the search).
         assert_eq!(tt.kept_slots().iter().flatten().count(), 2);
         // The next search takes them: the main thread's are in use, nothing is left there.
-        let main = tt.take_kept(0);
+        let main = tt.take_kept(0).unwrap();
         assert_eq!(main.fresh(), (false, false));
         assert!(tt.kept_slots()[0].is_none());
         tt.put_kept(0, main);
         tt.clear();
         assert!(tt.kept_slots().is_empty());
-        assert_eq!(tt.take_kept(1).fresh(), (true, true));
+        assert_eq!(tt.take_kept(1).unwrap().fresh(), (true, true));
     }
 
     #[test]

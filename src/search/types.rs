@@ -1,6 +1,7 @@
 //! What a search is asked (limits, parameters), what it shares with the thread that started it
 //! (stop, ponder, node count, clock), what it tells while it runs, and what it returns.
 
+use std::collections::TryReserveError;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -14,6 +15,16 @@ use crate::chess::Error as ChessError;
 use crate::chess::syzygy::Tablebases;
 use crate::eval::Evaluator;
 use crate::eval::memory::SearchMemory;
+
+/// `n` copies of `v`, or the error of an allocation that failed (a memory limit, such as
+/// `ulimit -v`) where `vec![v; n]` would abort the process: a search thread's tables are made
+/// with it, so that the search goes on with the threads it could give memory to.
+pub(super) fn try_filled<T: Clone>(n: usize, v: T) -> Result<Vec<T>, TryReserveError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)?;
+    out.resize(n, v);
+    Ok(out)
+}
 
 /// What `go` asked for.
 #[derive(Clone, Debug, Default)]
@@ -250,7 +261,8 @@ pub enum Event<'a> {
     /// A tablebase probe failed (a corrupt or unreadable table); the search went on without it.
     TablebaseError(ChessError),
     /// The system started fewer search threads than asked (`why`); the search went on with
-    /// `started` threads.
+    /// `started` threads (0: not even the first thread's tables could be had, and the move
+    /// the evaluation prefers one ply deep was played).
     ThreadsLimited {
         asked: usize,
         started: usize,

@@ -115,6 +115,12 @@ pub fn event_line(event: &Event, style: &Style) -> String {
         }
         Event::TablebaseError(e) => format!("info string error: {e}"),
         Event::ThreadsLimited {
+            started: 0, why, ..
+        } => format!(
+            "info string error: the search cannot have its tables ({why}); playing the move \
+             the evaluation prefers, one ply deep"
+        ),
+        Event::ThreadsLimited {
             asked,
             started,
             why,

@@ -6,6 +6,7 @@ mod negamax;
 mod prune;
 mod qsearch;
 
+use std::collections::TryReserveError;
 use std::sync::atomic::AtomicBool;
 
 use shakmaty::{Chess, Move, Position};
@@ -19,7 +20,7 @@ use super::params::Tunables;
 use super::pv::PvTable;
 use super::time::{TimeBudget, TimeManager};
 use super::tt::{Bound, TranspositionTable};
-use super::types::{Event, Line, SearchParams, SearchResult, Shared};
+use super::types::{Event, Line, SearchParams, SearchResult, Shared, try_filled};
 use crate::chess::rules::is_rule_draw;
 use crate::chess::score::{INF, MATE, MATE_BOUND, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::syzygy::{Tablebases, Wdl, score_of, under_rule50};
@@ -91,7 +92,10 @@ pub(super) struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    pub fn new(
+    /// Search thread `id`'s worker, or the error of an allocation that failed (a memory limit):
+    /// its tables are a few megabytes, made here before its thread starts, so that a search
+    /// asked for more threads than the memory allows goes on with fewer instead of aborting.
+    pub fn try_new(
         id: usize,
         shared: &'a Shared,
         helpers_stop: &'a AtomicBool,
@@ -99,11 +103,16 @@ impl<'a> Worker<'a> {
         eval: &'a dyn ScalarEvaluator,
         params: &'a SearchParams,
         budget: Option<TimeBudget>,
-    ) -> Self {
+    ) -> Result<Self, TryReserveError> {
         let t = &*params.tunables;
         let own = t.clone();
-        let kept = tt.take_kept(id);
-        Worker {
+        let frames = try_filled(MAX_PLY + 4, Frame::default())?;
+        let pv = PvTable::try_new()?;
+        let order = try_filled(MAX_PLY + 4, [0; MAX_MOVES])?;
+        let inc = eval.incremental(MAX_PLY + 4)?;
+        // Last: a failure before it leaves what the thread learned in the table.
+        let kept = tt.take_kept(id)?;
+        Ok(Worker {
             id,
             control: Control::new(
                 shared,
@@ -117,22 +126,22 @@ impl<'a> Worker<'a> {
             eval,
             t: own,
             seldepth: 0,
-            frames: vec![Frame::default(); MAX_PLY + 4],
+            frames,
             history: kept.history,
             corr: kept.corr,
-            pv: PvTable::new(),
-            order: vec![[0; MAX_MOVES]; MAX_PLY + 4],
+            pv,
+            order,
             keys: params.history.clone(),
             root_excluded: Vec::new(),
             root_allowed: Vec::new(),
-            inc: eval.incremental(MAX_PLY + 4),
+            inc,
             tb: TbProbe::default(),
             root_tb: Vec::new(),
             memory: params.memory.as_deref(),
             root_bias: &params.root_bias,
             root_nodes: Vec::new(),
             root_depth: 0,
-        }
+        })
     }
 
     /// Ends the thread's search: what it learned goes back to the table for the next search.
