@@ -139,7 +139,9 @@ fn threads_beyond_the_memory_limit_are_an_error_and_the_engine_answers() {
         until: &str,
     ) -> Vec<String> {
         // A process that died is reported by its exit status below, not by a broken pipe here.
-        let _ = stdin.write_all(text.as_bytes()).and_then(|()| stdin.flush());
+        let _ = stdin
+            .write_all(text.as_bytes())
+            .and_then(|()| stdin.flush());
         let mut lines = Vec::new();
         for line in out.lines().map_while(Result::ok) {
             let end = line.starts_with(until);
