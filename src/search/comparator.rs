@@ -566,7 +566,9 @@ pub fn search(
         ),
         seldepth: 0,
         keys: params.history.clone(),
-        pv: PvTable::new(),
+        // A failed allocation panics here (the UCI layer reports a search's panic) rather
+        // than aborting; the comparator runs on one thread, with no fewer threads to fall to.
+        pv: PvTable::try_new().expect("memory for the comparator search's PV table"),
         killers: vec![[0; 2]; MAX_PLY + 1],
         null: vec![false; MAX_PLY + 1],
         move_table: vec![(0, 0); MOVE_TABLE],

@@ -11,13 +11,6 @@ pub(super) struct PvTable {
 }
 
 impl PvTable {
-    /// An empty table.
-    pub fn new() -> Self {
-        PvTable {
-            lines: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
-        }
-    }
-
     /// An empty table, or the error of an allocation that failed (a memory limit) instead of
     /// the abort of an ordinary allocation.
     pub fn try_new() -> Result<Self, TryReserveError> {
