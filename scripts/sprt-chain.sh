@@ -8,10 +8,14 @@
 #   nice scripts/sprt-chain.sh            # the chain below, 8+0.08, UHO openings, 2 at a time
 #   CHAIN="abc1234:def5678:40" scripts/sprt-chain.sh
 #   CHAIN="abc1234+EvalFiftyDamp=50:abc1234:41" scripts/sprt-chain.sh   # an option's test
+#   CHAIN="abc1234:abc1234+RazorMaxDepth=0:50:razoring" scripts/sprt-chain.sh  # a technique taken out
 #
 # A CHANGE of the form COMMIT+NAME=VALUE tests an option: COMMIT's binary with
-# `--engine-option NAME=VALUE` against PARENT's (usually COMMIT itself, with the default).
-# Env: CHAIN (space-separated CHANGE:PARENT:SEED), SPRT_DIR (default data/sprt), LIMIT (default
+# `--engine-option NAME=VALUE` against PARENT's (usually COMMIT itself, with the default). A
+# PARENT of that form is the opponent with the option: the same binary with a technique switched
+# off, to measure what the technique is worth in today's search. More options: +A=1+B=2. The
+# fourth field names the test's files (default: CHANGE).
+# Env: CHAIN (space-separated CHANGE:PARENT:SEED[:NAME]), SPRT_DIR (default data/sprt), LIMIT (default
 # "--tc 8+0.08"), BOUNDS (default 0,5,0.05,0.05), GAMES (most games per test, default 20000),
 # CONCURRENCY (default 2), BOOK (default ../shared/data/books/UHO_4060_v2.epd), DEEPRED (the
 # binary that runs the matches; it needs --resume), ARCHIVE (default benchmarks/sprt). Per test,
@@ -67,51 +71,66 @@ build() {
     WORKTREE=""
 }
 
-for link in $CHAIN; do
-    IFS=: read -r change parent seed <<< "$link"
-    if [ -z "$change" ] || [ -z "$parent" ] || [ -z "$seed" ]; then
-        echo "error: '$link' in CHAIN is not CHANGE:PARENT:SEED" >&2
-        exit 1
-    fi
-    if [ -s "$DIR/$change.result" ]; then
-        echo "$change: decided before: $(grep '^SPRT' "$DIR/$change.result")"
-        continue
-    fi
-    if [ ! -s "$DIR/$change.pgn" ] && [ -s "$ARCHIVE/$change.pgn.xz" ]; then
-        xz -d -c "$ARCHIVE/$change.pgn.xz" > "$DIR/$change.pgn"
-        echo "$change: resumed from $ARCHIVE/$change.pgn.xz ($(grep -c '^\[Result' "$DIR/$change.pgn") games)"
-    fi
-    commit="${change%%+*}"
-    options=()
-    if [ "$commit" != "$change" ]; then
-        option="${change#*+}"
+# options SIDE SPEC: SPEC's options (COMMIT+A=1+B=2) as SIDE's arguments, into OPTS.
+options() {
+    OPTS=()
+    local rest="$2" option
+    [ "${rest%%+*}" = "$rest" ] && return 0
+    rest="${rest#*+}+"
+    while [ -n "$rest" ]; do
+        option="${rest%%+*}"
+        rest="${rest#*+}"
         case "$option" in
-            ?*=?*) options=(--engine-option "$option") ;;
+            ?*=?*) OPTS+=("--$1-option" "$option") ;;
             *)
-                echo "error: '$change' in CHAIN: after '+' comes NAME=VALUE" >&2
+                echo "error: '$2' in CHAIN: after '+' comes NAME=VALUE" >&2
                 exit 1
                 ;;
         esac
-    fi
-    build "$commit"
-    build "$parent"
-    CURRENT="$change"
-    echo "$change against $parent (seed $seed): games in $DIR/$change.log"
-    # shellcheck disable=SC2086  # LIMIT is two words
-    if ! "$DEEPRED" match --engine "$DIR/bin/$commit" "${options[@]}" --opponent "$DIR/bin/$parent" $LIMIT \
-        --book "$BOOK" --sprt "$BOUNDS" --games "$GAMES" --concurrency "$CONCURRENCY" \
-        --seed "$seed" --pgn "$DIR/$change.pgn" --resume \
-        > "$DIR/$change.out" 2>> "$DIR/$change.log"; then
-        echo "error: the match of $change failed; the end of $DIR/$change.log:" >&2
-        tail -3 "$DIR/$change.log" >&2
+    done
+}
+
+for link in $CHAIN; do
+    IFS=: read -r change parent seed name <<< "$link"
+    if [ -z "$change" ] || [ -z "$parent" ] || [ -z "$seed" ]; then
+        echo "error: '$link' in CHAIN is not CHANGE:PARENT:SEED[:NAME]" >&2
         exit 1
     fi
-    archive "$change"
+    test="${name:-$change}"
+    if [ -s "$DIR/$test.result" ]; then
+        echo "$test: decided before: $(grep '^SPRT' "$DIR/$test.result")"
+        continue
+    fi
+    if [ ! -s "$DIR/$test.pgn" ] && [ -s "$ARCHIVE/$test.pgn.xz" ]; then
+        xz -d -c "$ARCHIVE/$test.pgn.xz" > "$DIR/$test.pgn"
+        echo "$test: resumed from $ARCHIVE/$test.pgn.xz ($(grep -c '^\[Result' "$DIR/$test.pgn") games)"
+    fi
+    commit="${change%%+*}"
+    options engine "$change"
+    engine_options=("${OPTS[@]}")
+    options opponent "$parent"
+    opponent_options=("${OPTS[@]}")
+    against="$parent"
+    parent="${parent%%+*}"
+    build "$commit"
+    build "$parent"
+    CURRENT="$test"
+    echo "$test: $change against $against (seed $seed): games in $DIR/$test.log"
+    # shellcheck disable=SC2086  # LIMIT is two words
+    if ! "$DEEPRED" match --engine "$DIR/bin/$commit" "${engine_options[@]}" --opponent "$DIR/bin/$parent" "${opponent_options[@]}" $LIMIT \
+        --book "$BOOK" --sprt "$BOUNDS" --games "$GAMES" --concurrency "$CONCURRENCY" \
+        --seed "$seed" --pgn "$DIR/$test.pgn" --resume \
+        > "$DIR/$test.out" 2>> "$DIR/$test.log"; then
+        echo "error: the match of $change failed; the end of $DIR/$test.log:" >&2
+        tail -3 "$DIR/$test.log" >&2
+        exit 1
+    fi
+    archive "$test"
     CURRENT=""
-    cat "$DIR/$change.out"
-    if grep -q '^SPRT: .* accepted' "$DIR/$change.out"; then
-        mv "$DIR/$change.out" "$DIR/$change.result"
+    cat "$DIR/$test.out"
+    if grep -q '^SPRT: .* accepted' "$DIR/$test.out"; then
+        mv "$DIR/$test.out" "$DIR/$test.result"
     else
-        echo "$change: undecided after --games $GAMES" >&2
+        echo "$test: undecided after --games $GAMES" >&2
     fi
 done

@@ -237,7 +237,8 @@ fn spsa_refuses_bad_inputs() {
 /// played so far compressed in its archive; with the data folder's PGN lost, it resumes from
 /// the archive, hands the match those games with `--resume`, and records the decision; run once
 /// more, it skips the decided test. A CHANGE of the form COMMIT+NAME=VALUE plays COMMIT's binary
-/// with that option.
+/// with that option; a PARENT of that form gives the opponent its options (a technique taken
+/// out), and a fourth field names the test.
 #[cfg(unix)]
 #[test]
 fn sprt_chain_keeps_its_games_through_a_stop_and_a_lost_data_folder() {
@@ -363,6 +364,27 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
         assert!(args.contains(want), "{want} not in {args}");
     }
     assert!(data.join("aaa1111+EvalFiftyDamp=50.result").exists());
+    // A technique taken out: the opponent is the same binary with two options, and the test's
+    // files take the link's name.
+    let out = chain()
+        .env(
+            "CHAIN",
+            "aaa1111:aaa1111+RazorMaxDepth=0+HistoryPruneDepth=0:10:no-razor",
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let args = std::fs::read_to_string(dir.join("args4")).unwrap();
+    for want in [
+        "bin/aaa1111 --opponent",
+        "bin/aaa1111 --opponent-option RazorMaxDepth=0 --opponent-option HistoryPruneDepth=0 --tc",
+        "--seed 10",
+        "no-razor.pgn",
+    ] {
+        assert!(args.contains(want), "{want} not in {args}");
+    }
+    assert!(data.join("no-razor.result").exists());
+    assert!(archive.join("no-razor.pgn.xz").exists());
     // A '+' without NAME=VALUE after it is refused before any game.
     let out = chain()
         .env("CHAIN", "aaa1111+EvalFiftyDamp:aaa1111:9")
@@ -370,9 +392,15 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("after '+' comes NAME=VALUE"));
+    let out = chain()
+        .env("CHAIN", "aaa1111:aaa1111+RazorMaxDepth:11:bad")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("after '+' comes NAME=VALUE"));
     assert_eq!(
         std::fs::read_to_string(dir.join("calls")).unwrap().trim(),
-        "3"
+        "4"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

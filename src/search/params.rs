@@ -80,7 +80,7 @@ tunables! {
 
     // Razoring: at most `razor_max_depth`, a static evaluation below alpha by
     // `razor_base + razor_mul * depth^2` drops into the quiescence search, whose score ends the
-    // node when it stays below alpha.
+    // node when it stays below alpha. 0 turns it off.
     razor_max_depth: "RazorMaxDepth" = 3, 0..=8, 1;
     razor_base: "RazorBase" = 250, 0..=1000, 25;
     razor_mul: "RazorMul" = 150, 0..=600, 15;
@@ -103,8 +103,9 @@ tunables! {
     se_double_max: "SeDoubleMax" = 6, 0..=20, 1;
 
     // ProbCut: from `probcut_min_depth`, a capture whose reduced search (4 plies less) beats
-    // beta by `probcut_margin` ends the node.
-    probcut_min_depth: "ProbCutMinDepth" = 5, 3..=12, 1;
+    // beta by `probcut_margin` ends the node. 1000 turns it off (no search is that deep): what
+    // ProbCut is worth, measured by taking it out of the search.
+    probcut_min_depth: "ProbCutMinDepth" = 5, 3..=1000, 1;
     probcut_margin: "ProbCutMargin" = 200, 50..=600, 15;
 
     /// Internal iterative reduction: a PV or cut node without a hash move from this depth on is
