@@ -348,56 +348,51 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
         "2"
     );
 
+    // A link played to its decision: the match (call `n`) was handed every wanted argument.
+    let decided = |link: &str, n: usize, wants: &[&str]| {
+        let out = chain().env("CHAIN", link).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let args = std::fs::read_to_string(dir.join(format!("args{n}"))).unwrap();
+        for want in wants {
+            assert!(args.contains(want), "{want} not in {args}");
+        }
+    };
+    // A link refused before any game.
+    let refused = |link: &str| {
+        let out = chain().env("CHAIN", link).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("after '+' comes NAME=VALUE"));
+    };
+
     // An option's test: the commit's binary with the option against the same binary without.
-    let out = chain()
-        .env("CHAIN", "aaa1111+EvalFiftyDamp=50:aaa1111:8")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let args = std::fs::read_to_string(dir.join("args3")).unwrap();
-    for want in [
-        "bin/aaa1111 --engine-option EvalFiftyDamp=50 --opponent",
-        "bin/aaa1111 --tc",
-        "--seed 8",
-        "aaa1111+EvalFiftyDamp=50.pgn",
-    ] {
-        assert!(args.contains(want), "{want} not in {args}");
-    }
+    decided(
+        "aaa1111+EvalFiftyDamp=50:aaa1111:8",
+        3,
+        &[
+            "bin/aaa1111 --engine-option EvalFiftyDamp=50 --opponent",
+            "bin/aaa1111 --tc",
+            "--seed 8",
+            "aaa1111+EvalFiftyDamp=50.pgn",
+        ],
+    );
     assert!(data.join("aaa1111+EvalFiftyDamp=50.result").exists());
     // A technique taken out: the opponent is the same binary with two options, and the test's
     // files take the link's name.
-    let out = chain()
-        .env(
-            "CHAIN",
-            "aaa1111:aaa1111+RazorMaxDepth=0+HistoryPruneDepth=0:10:no-razor",
-        )
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let args = std::fs::read_to_string(dir.join("args4")).unwrap();
-    for want in [
-        "bin/aaa1111 --opponent",
-        "bin/aaa1111 --opponent-option RazorMaxDepth=0 --opponent-option HistoryPruneDepth=0 --tc",
-        "--seed 10",
-        "no-razor.pgn",
-    ] {
-        assert!(args.contains(want), "{want} not in {args}");
-    }
+    decided(
+        "aaa1111:aaa1111+RazorMaxDepth=0+HistoryPruneDepth=0:10:no-razor",
+        4,
+        &[
+            "bin/aaa1111 --opponent",
+            "bin/aaa1111 --opponent-option RazorMaxDepth=0 --opponent-option HistoryPruneDepth=0 --tc",
+            "--seed 10",
+            "no-razor.pgn",
+        ],
+    );
     assert!(data.join("no-razor.result").exists());
     assert!(archive.join("no-razor.pgn.xz").exists());
-    // A '+' without NAME=VALUE after it is refused before any game.
-    let out = chain()
-        .env("CHAIN", "aaa1111+EvalFiftyDamp:aaa1111:9")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("after '+' comes NAME=VALUE"));
-    let out = chain()
-        .env("CHAIN", "aaa1111:aaa1111+RazorMaxDepth:11:bad")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("after '+' comes NAME=VALUE"));
+    // A '+' without NAME=VALUE after it, on either side, is refused before any game.
+    refused("aaa1111+EvalFiftyDamp:aaa1111:9");
+    refused("aaa1111:aaa1111+RazorMaxDepth:11:bad");
     assert_eq!(
         std::fs::read_to_string(dir.join("calls")).unwrap().trim(),
         "4"
