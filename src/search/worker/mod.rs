@@ -43,10 +43,6 @@ struct Frame {
     excluded: u16,
     /// Double extensions on the path to this ply.
     double_exts: u8,
-    /// Beta cutoffs at this ply (two for one without a hash move) since the node two plies
-    /// up began: many of them make the moves one ply up reduced more (Stockfish's
-    /// `cutoffCnt`).
-    cutoffs: u8,
 }
 
 /// How a search thread probes the tablebases.

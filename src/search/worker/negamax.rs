@@ -21,7 +21,7 @@ use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
 use crate::search::correction::Keys;
-use crate::search::ordering::{Continuations, History, Quiets, TriedCaptures, pick, piece_index};
+use crate::search::ordering::{Continuations, Quiets, TriedCaptures, pick, piece_index};
 use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
 
 /// What the steps of one node share.
@@ -62,8 +62,6 @@ struct Moves {
     quiets: Quiets,
     captures: TriedCaptures,
     lmp_limit: usize,
-    /// The hash move is a capture: the quiet moves after it are reduced more.
-    tt_capture: bool,
 }
 
 /// One move of the loop: what its pruning and reduction look at.
@@ -174,7 +172,6 @@ impl Worker<'_> {
         if self.control.stopped {
             return Some(0);
         }
-        self.frames[n.ply + 2].cutoffs = 0;
         if n.ply > self.seldepth {
             self.seldepth = n.ply;
         }
@@ -344,8 +341,6 @@ impl Worker<'_> {
             captures: TriedCaptures::new(),
             lmp_limit: ((self.t.lmp_base + n.depth * n.depth) / if n.improving { 1 } else { 2 })
                 as usize,
-            tt_capture: n.tt_move != 0
-                && decode_move(pos, n.tt_move).is_some_and(|m| m.is_capture()),
         };
         let mut next = 0;
         while let Some((idx, order)) = pick(&mut self.order[ply], next, n_moves) {
@@ -521,14 +516,14 @@ impl Worker<'_> {
                 true,
             );
             if score > alpha_c && r > 0 {
-                score = self.research(
-                    n,
-                    s,
-                    (&child, child_hash),
-                    new_depth - r,
+                score = -self.negamax(
+                    &child,
+                    child_hash,
                     new_depth,
-                    score,
-                    bias,
+                    ply + 1,
+                    -alpha_c - 1,
+                    -alpha_c,
+                    !n.cut_node,
                 );
             }
             if score > alpha_c && n.pv_node {
@@ -547,59 +542,9 @@ impl Worker<'_> {
         score + bias
     }
 
-    /// Step 8b's re-search of a reduced move that beat alpha: one ply deeper when its reduced
-    /// score beat the best so far by far, none when it barely did (the reduced score stands),
-    /// else at the unreduced depth; then the move's continuation histories rise when it fails
-    /// high and fall when it fails low (Stockfish's re-search after LMR).
-    #[allow(clippy::too_many_arguments)]
-    fn research(
-        &mut self,
-        n: &Node,
-        s: &Moves,
-        (child, child_hash): (&Chess, u64),
-        reduced_depth: i32,
-        new_depth: i32,
-        reduced: i32,
-        bias: i32,
-    ) -> i32 {
-        let (alpha_c, beta_c) = (n.alpha - bias, n.beta - bias);
-        let best = s.best_score - bias;
-        let deeper = reduced > best + self.t.lmr_deeper_margin + 2 * new_depth;
-        let shallower = reduced < best + new_depth;
-        let depth = new_depth + i32::from(deeper) - i32::from(shallower);
-        let mut score = reduced;
-        if depth > reduced_depth {
-            score = -self.negamax(
-                child,
-                child_hash,
-                depth,
-                n.ply + 1,
-                -alpha_c - 1,
-                -alpha_c,
-                !n.cut_node,
-            );
-        }
-        let bonus = History::bonus(&self.t, depth);
-        let bonus = if score <= alpha_c {
-            -bonus
-        } else if score >= beta_c {
-            bonus
-        } else {
-            0
-        };
-        if bonus != 0
-            && let Some(moved) = self.frames[n.ply].moved
-        {
-            let conts = self.continuations(n.ply);
-            self.history.adjust_conts(&self.t, moved, &conts, bonus);
-        }
-        score
-    }
-
     /// The late move reduction of a quiet move searched after the first few at enough depth:
     /// the table's, less at PV nodes, for checks, killers and counter moves and good history;
-    /// more at cut nodes, when not improving, after a hash move that captures, and when the
-    /// next ply has seen many cutoffs (Stockfish's `ttCapture` and `cutoffCnt`).
+    /// more at cut nodes and when not improving.
     fn reduction(&self, n: &Node, s: &Moves, c: Candidate) -> i32 {
         if n.depth < self.t.lmr_min_depth || s.searched < self.t.lmr_min_moves as usize || !c.quiet
         {
@@ -611,8 +556,6 @@ impl Worker<'_> {
         r -= i32::from(c.gives_check);
         r -= i32::from(c.order >= self.t.order_counter);
         r += i32::from(!n.improving);
-        r += i32::from(s.tt_capture);
-        r += i32::from(self.frames[n.ply + 1].cutoffs > 3);
         if c.order < self.t.order_counter {
             r -= c.order / self.t.lmr_history_div;
         }
@@ -638,8 +581,6 @@ impl Worker<'_> {
         if score < n.beta {
             return false;
         }
-        let cutoffs = &mut self.frames[n.ply].cutoffs;
-        *cutoffs = cutoffs.saturating_add(1 + u8::from(n.tt_move == 0));
         let turn = n.pos.turn();
         if c.quiet {
             s.quiets.push(turn, &c.m);
