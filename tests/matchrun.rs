@@ -1,6 +1,6 @@
-//! `deepred match` against real engines (Deep Red itself) and against broken fake engines (shell
-//! scripts, so Unix only): a crashing one, one that plays illegal moves, one that answers no
-//! move, one that never moves.
+//! `deepred match` against real engines (Deep Red itself) and against fake engines (shell
+//! scripts, so Unix only): two that play a scripted game, a crashing one, one that plays
+//! illegal moves, one that answers no move, one that never moves.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -215,6 +215,90 @@ fn illegal_moves_lose() {
             "{err}"
         );
         assert!(!err.contains("illegal move: "), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two scripted engines that play Fool's mate, each `go` answered by the next of `replies`
+/// (an `info` line's score and depth, then the move).
+#[cfg(unix)]
+fn scripted_engine(dir: &Path, name: &str, replies: &[(&str, &str)]) -> String {
+    let mut on_go = String::from("n=$((n+1)); case $n in");
+    for (i, (info, mv)) in replies.iter().enumerate() {
+        on_go.push_str(&format!(
+            " {}) echo 'info {info} nodes 10 pv {mv}'; echo 'bestmove {mv}';;",
+            i + 1
+        ));
+    }
+    on_go.push_str(" esac");
+    fake_engine(dir, name, &on_go)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_pgn_carries_each_movers_score_depth_and_time_as_cutechess_writes_them() {
+    let dir = temp_dir("comments");
+    let pgn = dir.join("m.pgn");
+    let white = scripted_engine(
+        &dir,
+        "Fool",
+        &[
+            ("depth 7 score cp -123", "f2f3"),
+            ("depth 9 score mate -1", "g2g4"),
+        ],
+    );
+    let black = scripted_engine(
+        &dir,
+        "Mater",
+        &[
+            ("depth 8 score cp 45", "e7e5"),
+            ("depth 11 score mate 1", "d8h4"),
+        ],
+    );
+    let o = run_match(&[
+        "--engine",
+        &white,
+        "--opponent",
+        &black,
+        "--depth",
+        "5",
+        "--games",
+        "1",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let games = read_pgn(&pgn);
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].result, Some(GameResult::BlackWins));
+    // Read back as any cutechess PGN is: each mover's own score, mates in plies to the mate
+    // (`MATE - 1` for mate in one, `-(MATE - 2)` for mated in one).
+    assert_eq!(
+        games[0].evals,
+        [
+            Some((-123, 7)),
+            Some((45, 8)),
+            Some((-31_998, 9)),
+            Some((31_999, 11))
+        ]
+    );
+    // The comments themselves, each with the time the move took.
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let comments: Vec<&str> = text
+        .split('{')
+        .skip(1)
+        .map(|c| c.split('}').next().unwrap())
+        .collect();
+    let evals: Vec<&str> = comments
+        .iter()
+        .map(|c| c.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(evals, ["-1.23/7", "+0.45/8", "-M1/9", "+M1/11"], "{text}");
+    for c in &comments {
+        let time = c.split(' ').nth(1).unwrap_or_default();
+        let secs = time.strip_suffix('s').and_then(|t| t.parse::<f64>().ok());
+        assert!(secs.is_some_and(|s| (0.0..5.0).contains(&s)), "{c}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -307,6 +307,21 @@ impl Visitor for GameVisitor {
     }
 }
 
+/// A move's evaluation as cutechess writes it after the move, which [`comment_eval`] reads
+/// back: `+0.35/12` (the mover's score in pawns, then the depth), `+M3/20` or `-M2/20` (moves
+/// to mate, `score` in plies as `chess::score` counts them).
+pub fn eval_comment(score: i32, depth: u8) -> String {
+    use super::score::{MATE, MATE_BOUND};
+    let value = if score > MATE_BOUND {
+        format!("+M{}", (MATE - score + 1) / 2)
+    } else if score < -MATE_BOUND {
+        format!("-M{}", (MATE + score) / 2)
+    } else {
+        format!("{:+.2}", f64::from(score.clamp(-20_000, 20_000)) / 100.0)
+    };
+    format!("{value}/{depth}")
+}
+
 /// The evaluation a move's comment carries, as (centipawns for `mover`, the side that played
 /// the move; depth, 0 if not given), or `None`:
 /// - `[%eval 0.35]`, `[%eval -1.2,22]`, `[%eval #3]`, `[%eval #-2]` (lichess: pawns or moves to

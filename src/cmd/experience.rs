@@ -456,24 +456,9 @@ fn export_bullet(store: &Store, a: &PositionArgs, out: &std::path::Path) -> Resu
     Ok(boards.len() as u64)
 }
 
-/// A move's kept evaluation as a PGN comment: `+0.35/12` (pawns for the mover, depth) or
-/// `+M3/20` / `-M2/20` (moves to mate).
-fn eval_comment(e: deepred::experience::records::MoveEval) -> String {
-    use deepred::chess::score::{MATE, MATE_BOUND};
-    let s = i32::from(e.score);
-    let value = if s > MATE_BOUND {
-        format!("+M{}", (MATE - s + 1) / 2)
-    } else if s < -MATE_BOUND {
-        format!("-M{}", (MATE + s) / 2)
-    } else {
-        format!("{:+.2}", f64::from(s.clamp(-20_000, 20_000)) / 100.0)
-    };
-    format!("{value}/{}", e.depth)
-}
-
 /// The learned games as PGN; (games written, games without kept moves).
 fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String> {
-    use deepred::chess::pgn::write_pgn_annotated;
+    use deepred::chess::pgn::{eval_comment, write_pgn_annotated};
     use deepred::experience::store::record_of;
     let games = store.stored_games().map_err(|e| e.to_string())?;
     let mut text = String::new();
@@ -491,7 +476,11 @@ fn export_pgn(store: &Store, out: &std::path::Path) -> Result<(u64, u64), String
         ];
         // Each kept evaluation as cutechess writes it (the mover's score in pawns, or moves to
         // mate, and the depth), which `import` reads back.
-        let comments: Vec<Option<String>> = r.evals.iter().map(|e| e.map(eval_comment)).collect();
+        let comments: Vec<Option<String>> = r
+            .evals
+            .iter()
+            .map(|e| e.map(|e| eval_comment(i32::from(e.score), e.depth)))
+            .collect();
         text.push_str(&write_pgn_annotated(
             &r.start,
             &r.moves,

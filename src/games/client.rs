@@ -314,8 +314,11 @@ pub enum GoFailure {
     Exited(Error),
 }
 
-/// Reads `score cp N` / `score mate N` of an `info` line, in centipawns for the side that sent it.
+/// Reads `score cp N` / `score mate N` of an `info` line, in centipawns for the side that sent it;
+/// a mate as `chess::score` counts it, in plies (mate in 3 moves: `MATE - 5`; mated in 2:
+/// `-(MATE - 4)`), so that a PGN comment and the store say the same number of moves.
 pub fn info_score(line: &str) -> Option<i32> {
+    use crate::chess::score::MATE;
     let mut w = line.split_whitespace();
     while let Some(t) = w.next() {
         if t == "score" {
@@ -323,8 +326,14 @@ pub fn info_score(line: &str) -> Option<i32> {
             let v: i32 = w.next()?.parse().ok()?;
             return match kind {
                 "cp" => Some(v.clamp(-30_000, 30_000)),
-                "mate" if v > 0 => Some(32_000 - v),
-                "mate" => Some(-32_000 - v),
+                "mate" => {
+                    let v = v.clamp(-1000, 1000);
+                    Some(if v > 0 {
+                        MATE - (2 * v - 1)
+                    } else {
+                        -MATE - 2 * v
+                    })
+                }
                 _ => None,
             };
         }
@@ -622,9 +631,10 @@ mod tests {
         assert_eq!(info_score("info depth 5 score cp -34 nodes 10"), Some(-34));
         assert_eq!(
             info_score("info depth 9 score mate 3 pv e2e4"),
-            Some(31_997)
+            Some(31_995)
         );
-        assert_eq!(info_score("info depth 9 score mate -2"), Some(-31_998));
+        assert_eq!(info_score("info depth 9 score mate -2"), Some(-31_996));
+        assert_eq!(info_score("info depth 9 score mate 0"), Some(-32_000));
         assert_eq!(info_score("info string score cp"), None);
     }
 }

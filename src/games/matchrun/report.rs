@@ -118,6 +118,8 @@ pub struct GameOutcome {
     pub moves: Vec<Move>,
     /// Per move, the mover's score (its own view) and depth from its last `info` line.
     pub evals: Vec<Option<(i32, u8)>>,
+    /// Per move, the milliseconds the mover took (empty for a game read back from a PGN).
+    pub millis: Vec<u64>,
 }
 
 impl GameOutcome {
@@ -384,6 +386,7 @@ mod tests {
             start: Chess::default(),
             moves: vec![],
             evals: vec![],
+            millis: vec![],
         };
         assert_eq!(g(GameResult::WhiteWins, true).engine_points(), 1.0);
         assert_eq!(g(GameResult::WhiteWins, false).engine_points(), 0.0);
@@ -408,6 +411,7 @@ mod tests {
             start: Chess::default(),
             moves: vec![],
             evals: vec![],
+            millis: vec![],
         }
     }
 

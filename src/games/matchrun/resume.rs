@@ -129,7 +129,8 @@ pub(super) fn finished_games(
             ending,
             start: g.start,
             moves: g.moves,
-            evals: Vec::new(),
+            evals: g.evals,
+            millis: Vec::new(),
         });
     }
     if let Some(cut) = broken_tail(&bytes, &taken) {

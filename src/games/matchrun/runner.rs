@@ -32,9 +32,17 @@ enum Turn {
     Lost(Ending),
 }
 
-/// A game played to its end: the result, how it ended, the moves, and each mover's score (its
-/// own view) and depth when it gave them.
-type Played = (GameResult, Ending, Vec<Move>, Vec<Option<(i32, u8)>>);
+/// The moves of a game, each with the mover's score (its own view) and depth when it gave
+/// them, and the milliseconds it took (as the runner's clock measured them).
+#[derive(Default)]
+struct Record {
+    moves: Vec<Move>,
+    evals: Vec<Option<(i32, u8)>>,
+    millis: Vec<u64>,
+}
+
+/// A game played to its end: the result, how it ended, and its moves.
+type Played = (GameResult, Ending, Record);
 
 struct Seat {
     spec: EngineSpec,
@@ -116,18 +124,17 @@ fn play_game(
         format!("position fen {fen}")
     };
     let mut pos = start.clone();
-    let mut moves: Vec<Move> = Vec::new();
+    let mut rec = Record::default();
     let mut move_texts: Vec<String> = Vec::new();
     let mut scores: Vec<Option<i32>> = Vec::new();
-    let mut evals: Vec<Option<(i32, u8)>> = Vec::new();
     let mut clock = GameClock::new(white.limit, black.limit);
     let side_won = |c: Color| match c {
         Color::White => GameResult::WhiteWins,
         Color::Black => GameResult::BlackWins,
     };
     loop {
-        if let Some((r, ending)) = game_over(opts, start, &pos, &moves, &scores) {
-            return Ok((r, ending, moves, evals));
+        if let Some((r, ending)) = game_over(opts, start, &pos, &rec.moves, &scores) {
+            return Ok((r, ending, rec));
         }
         // Stopped (Ctrl-C): the game ends with the move under way, and is dropped.
         if STOP.load(Ordering::SeqCst) {
@@ -163,7 +170,7 @@ fn play_game(
         if seat.process.as_mut().is_none_or(|p| p.has_exited()) {
             seat.process = None;
             let why = "the engine exited between its moves".to_string();
-            return Ok((side_won(!turn), Ending::Crash(why), moves, evals));
+            return Ok((side_won(!turn), Ending::Crash(why), rec));
         }
         let engine = seat.ensure()?;
         let t0 = Instant::now();
@@ -209,16 +216,17 @@ fn play_game(
         match outcome {
             // A flag that falls is a draw when the other side cannot mate (FIDE 6.9).
             Turn::Lost(Ending::TimeForfeit) if pos.has_insufficient_material(!turn) => {
-                return Ok((GameResult::Draw, Ending::FlagWithoutMate, moves, evals));
+                return Ok((GameResult::Draw, Ending::FlagWithoutMate, rec));
             }
-            Turn::Lost(ending) => return Ok((side_won(!turn), ending, moves, evals)),
+            Turn::Lost(ending) => return Ok((side_won(!turn), ending, rec)),
             Turn::Moved(m, score, depth) => {
-                evals.push(score.map(|s| (s, depth.unwrap_or(0))));
+                rec.evals.push(score.map(|s| (s, depth.unwrap_or(0))));
+                rec.millis.push(used.max(0) as u64);
                 // Scores are from the mover's view; adjudication wants White's.
                 scores.push(score.map(|s| if turn == Color::White { s } else { -s }));
                 move_texts.push(uci_move(m, opts.chess960));
                 pos.play_unchecked(m);
-                moves.push(m);
+                rec.moves.push(m);
             }
         }
     }
@@ -451,7 +459,7 @@ impl Match<'_> {
                 self.dropped.fetch_add(1, Ordering::SeqCst);
                 break;
             }
-            let (result, ending, moves, evals) = match played {
+            let (result, ending, rec) = match played {
                 Ok(x) => x,
                 Err(e) => {
                     *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Error::Game {
@@ -468,8 +476,9 @@ impl Match<'_> {
                 result,
                 ending,
                 start,
-                moves,
-                evals,
+                moves: rec.moves,
+                evals: rec.evals,
+                millis: rec.millis,
             };
             let mut warnings = Vec::new();
             if let Some(why) = self.write_pgn(&outcome) {
@@ -507,7 +516,25 @@ impl Match<'_> {
         let f = self.pgn_file.as_ref()?;
         let (white_name, black_name) = self.players(g);
         let loser = g.loser(white_name, black_name);
-        let text = crate::chess::pgn::write_pgn(
+        // After each move, as cutechess and fastchess write it: `{+0.35/12 0.512s}`, the
+        // mover's score and depth when it gave them, and the time it took.
+        let comments: Vec<Option<String>> = (0..g.moves.len())
+            .map(|i| {
+                let time = g
+                    .millis
+                    .get(i)
+                    .map(|ms| format!("{:.3}s", *ms as f64 / 1000.0));
+                let eval = g.evals.get(i).copied().flatten();
+                match (
+                    eval.map(|(s, d)| crate::chess::pgn::eval_comment(s, d)),
+                    time,
+                ) {
+                    (Some(e), Some(t)) => Some(format!("{e} {t}")),
+                    (e, t) => e.or(t),
+                }
+            })
+            .collect();
+        let text = crate::chess::pgn::write_pgn_annotated(
             &g.start,
             &g.moves,
             Some(g.result),
@@ -524,6 +551,7 @@ impl Match<'_> {
                 ("PlyCount", g.moves.len().to_string()),
                 ("Comment", g.ending.describe(loser)),
             ],
+            &comments,
         );
         let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
         // No part of a game stays in the file: a fragment would merge with the next game
