@@ -52,9 +52,6 @@ pub(super) struct Node<'p> {
     pub(super) excluded: u16,
     /// The hash move's extension (singular: 1 or 2; -1 when another move also holds).
     pub(super) tt_ext: i32,
-    /// A PV node, or one the hash table says was on a principal variation (Stockfish's
-    /// `ttPv`): reduced less, never cut by reverse futility.
-    pub(super) tt_pv: bool,
 }
 
 /// What the move loop (step 8) keeps between moves.
@@ -112,7 +109,6 @@ impl Worker<'_> {
             tb_cap: INF,
             excluded: self.frames[ply].excluded,
             tt_ext: 0,
-            tt_pv: false,
         };
         // Step 1.
         if let Some(score) = self.enter(&mut n) {
@@ -205,13 +201,10 @@ impl Worker<'_> {
     /// learned must reach the root), else its move goes first.
     fn probe_tt_and_memory(&mut self, n: &mut Node) -> Option<i32> {
         if n.excluded != 0 {
-            n.tt_pv = self.frames[n.ply].tt_pv;
             return None;
         }
         n.tt_entry = self.tt.probe(n.hash);
         n.tt_move = n.tt_entry.map_or(0, |e| e.mv);
-        n.tt_pv = n.pv_node || n.tt_entry.is_some_and(|e| e.pv);
-        self.frames[n.ply].tt_pv = n.tt_pv;
         if let Some(e) = n.tt_entry
             && !n.pv_node
             && e.depth >= n.depth
@@ -258,15 +251,8 @@ impl Worker<'_> {
                 self.evaluate(n.pos, n.hash, n.ply)
             };
             let tb_depth = (n.depth + self.t.tb_depth_bonus).min(MAX_PLY as i32);
-            self.tt.store(
-                n.hash,
-                0,
-                score_to_tt(score, n.ply),
-                eval,
-                tb_depth,
-                bound,
-                n.tt_pv,
-            );
+            self.tt
+                .store(n.hash, 0, score_to_tt(score, n.ply), eval, tb_depth, bound);
             return Some(score);
         }
         if n.pv_node {
@@ -565,7 +551,7 @@ impl Worker<'_> {
             return 0;
         }
         let mut r = self.t.lmr(n.depth, s.searched);
-        r -= i32::from(n.tt_pv);
+        r -= i32::from(n.pv_node);
         r += i32::from(n.cut_node);
         r -= i32::from(c.gives_check);
         r -= i32::from(c.order >= self.t.order_counter);
@@ -626,12 +612,6 @@ impl Worker<'_> {
             let bound = Bound::of(s.best_score, n.alpha, orig_alpha, n.beta);
             let code = s.best_move.map_or(0, |m| encode_move(&m));
             let code = if bound == Bound::Upper { 0 } else { code };
-            // A fail low below a PV node deep enough is kept as one (Stockfish).
-            let pv = n.tt_pv
-                || (bound == Bound::Upper
-                    && n.depth > 3
-                    && n.ply > 0
-                    && self.frames[n.ply - 1].tt_pv);
             self.tt.store(
                 n.hash,
                 code,
@@ -639,7 +619,6 @@ impl Worker<'_> {
                 if n.in_check { 0 } else { n.raw_eval },
                 n.depth,
                 bound,
-                pv,
             );
             // Step 9b. The correction history learns from a quiet best move (or none) whose
             // score lies on the side of the static evaluation its bound allows.

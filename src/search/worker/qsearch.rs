@@ -128,15 +128,8 @@ impl Worker<'_> {
         }
         let bound = Bound::of(best_score, alpha, orig_alpha, beta);
         let code = best_move.map_or(0, |m| encode_move(&m));
-        self.tt.store(
-            hash,
-            code,
-            score_to_tt(best_score, ply),
-            raw_eval,
-            0,
-            bound,
-            pv_node || tt_entry.is_some_and(|e| e.pv),
-        );
+        self.tt
+            .store(hash, code, score_to_tt(best_score, ply), raw_eval, 0, bound);
         best_score
     }
 }
