@@ -21,7 +21,7 @@ use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
 use crate::search::correction::Keys;
-use crate::search::ordering::{Continuations, History, Quiets, TriedCaptures, pick, piece_index};
+use crate::search::ordering::{Continuations, Quiets, TriedCaptures, pick, piece_index};
 use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
 
 /// What the steps of one node share.
@@ -516,14 +516,14 @@ impl Worker<'_> {
                 true,
             );
             if score > alpha_c && r > 0 {
-                score = self.research(
-                    n,
-                    s,
-                    (&child, child_hash),
-                    new_depth - r,
+                score = -self.negamax(
+                    &child,
+                    child_hash,
                     new_depth,
-                    score,
-                    bias,
+                    ply + 1,
+                    -alpha_c - 1,
+                    -alpha_c,
+                    !n.cut_node,
                 );
             }
             if score > alpha_c && n.pv_node {
@@ -540,55 +540,6 @@ impl Worker<'_> {
         }
         self.keys.pop();
         score + bias
-    }
-
-    /// Step 8b's re-search of a reduced move that beat alpha: one ply deeper when its reduced
-    /// score beat the best so far by far, none when it barely did (the reduced score stands),
-    /// else at the unreduced depth; then the move's continuation histories rise when it fails
-    /// high and fall when it fails low (Stockfish's re-search after LMR).
-    #[allow(clippy::too_many_arguments)]
-    fn research(
-        &mut self,
-        n: &Node,
-        s: &Moves,
-        (child, child_hash): (&Chess, u64),
-        reduced_depth: i32,
-        new_depth: i32,
-        reduced: i32,
-        bias: i32,
-    ) -> i32 {
-        let (alpha_c, beta_c) = (n.alpha - bias, n.beta - bias);
-        let best = s.best_score - bias;
-        let deeper = reduced > best + self.t.lmr_deeper_margin + 2 * new_depth;
-        let shallower = reduced < best + new_depth;
-        let depth = new_depth + i32::from(deeper) - i32::from(shallower);
-        let mut score = reduced;
-        if depth > reduced_depth {
-            score = -self.negamax(
-                child,
-                child_hash,
-                depth,
-                n.ply + 1,
-                -alpha_c - 1,
-                -alpha_c,
-                !n.cut_node,
-            );
-        }
-        let bonus = History::bonus(&self.t, depth);
-        let bonus = if score <= alpha_c {
-            -bonus
-        } else if score >= beta_c {
-            bonus
-        } else {
-            0
-        };
-        if bonus != 0
-            && let Some(moved) = self.frames[n.ply].moved
-        {
-            let conts = self.continuations(n.ply);
-            self.history.adjust_conts(&self.t, moved, &conts, bonus);
-        }
-        score
     }
 
     /// The late move reduction of a quiet move searched after the first few at enough depth:
