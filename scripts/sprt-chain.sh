@@ -46,7 +46,7 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # options. The decided ones (71db942, f9b1649, efe6cb0, and 4ad88b0 against d9a2d4c: H1;
 # fdb3398: H0, reverted) and the superseded one (b7e3328) have left the list. The seeds are
 # those of the runs begun earlier (their archived PGNs resume).
-CHAIN="${CHAIN:-41172ab:3d5984f:53 1a7d064:1a7d064+RazorMaxDepth=0:50:razoring-1a7d064 1a7d064:1a7d064+ProbCutMinDepth=1000:51:probcut-1a7d064 883c6bf:3441027:46 add4403:3441027:48 3874fb5:cadc9c9:44 13fb36c:3441027:47 cadc9c9:8e5c01c:43 229dd74:b7e3328:36 362ac48:b559f68:28 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41}"
+CHAIN="${CHAIN:-41172ab:3d5984f:53 0eea36b:3d5984f:55 87146b6:3d5984f:54 1a7d064:1a7d064+RazorMaxDepth=0:50:razoring-1a7d064 1a7d064:1a7d064+ProbCutMinDepth=1000:51:probcut-1a7d064 883c6bf:3441027:46 add4403:3441027:48 3874fb5:cadc9c9:44 13fb36c:3441027:47 cadc9c9:8e5c01c:43 229dd74:b7e3328:36 362ac48:b559f68:28 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41}"
 ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
 mkdir -p "$DIR/bin" "$ARCHIVE"
 
