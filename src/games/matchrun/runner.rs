@@ -520,18 +520,14 @@ impl Match<'_> {
         // mover's score and depth when it gave them, and the time it took.
         let comments: Vec<Option<String>> = (0..g.moves.len())
             .map(|i| {
+                let eval = g.evals.get(i).copied().flatten();
+                let eval = eval.map(|(s, d)| crate::chess::pgn::eval_comment(s, d));
                 let time = g
                     .millis
                     .get(i)
                     .map(|ms| format!("{:.3}s", *ms as f64 / 1000.0));
-                let eval = g.evals.get(i).copied().flatten();
-                match (
-                    eval.map(|(s, d)| crate::chess::pgn::eval_comment(s, d)),
-                    time,
-                ) {
-                    (Some(e), Some(t)) => Some(format!("{e} {t}")),
-                    (e, t) => e.or(t),
-                }
+                let parts: Vec<String> = [eval, time].into_iter().flatten().collect();
+                (!parts.is_empty()).then(|| parts.join(" "))
             })
             .collect();
         let text = crate::chess::pgn::write_pgn_annotated(
