@@ -60,7 +60,8 @@ impl Worker<'_> {
                 Some(e) => e.eval,
                 None => self.evaluate(pos, hash, ply),
             };
-            stand_pat = self.corrected(pos, &Keys::of(pos), raw_eval);
+            let corrected = self.corrected(pos, &Keys::of(pos), raw_eval);
+            stand_pat = tt_entry.map_or(corrected, |e| e.refine(ply, corrected));
             if stand_pat >= beta {
                 return stand_pat;
             }
