@@ -55,25 +55,6 @@ impl TtEntry {
         };
         usable.then_some(s)
     }
-
-    /// A static evaluation `eval` (at `ply`) refined by the entry's score: the score when its
-    /// bound says the node's value lies beyond the evaluation on that side (an exact score,
-    /// a lower bound above it, an upper bound below it), else `eval`. Scores of mates and
-    /// tablebase results are not evaluations and leave it unchanged (Stockfish refines its
-    /// pruning evaluation the same way).
-    pub fn refine(&self, ply: usize, eval: i32) -> i32 {
-        let s = score_from_tt(self.score, ply);
-        let beyond = match self.bound {
-            Bound::Exact => true,
-            Bound::Lower => s > eval,
-            Bound::Upper => s < eval,
-        };
-        if beyond && s.abs() < TB_WIN_BOUND {
-            s
-        } else {
-            eval
-        }
-    }
 }
 
 #[derive(Default)]
@@ -321,28 +302,6 @@ fn advise_huge_pages<T>(_: &mut [std::mem::MaybeUninit<T>]) {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_hash_score_refines_the_evaluation_only_beyond_it_on_its_bound_side() {
-        let e = |score, bound| TtEntry {
-            mv: 0,
-            score,
-            eval: 0,
-            depth: 5,
-            bound,
-        };
-        assert_eq!(e(80, Bound::Exact).refine(3, 20), 80);
-        assert_eq!(e(-80, Bound::Exact).refine(3, 20), -80);
-        assert_eq!(e(80, Bound::Lower).refine(3, 20), 80);
-        assert_eq!(e(10, Bound::Lower).refine(3, 20), 20);
-        assert_eq!(e(10, Bound::Upper).refine(3, 20), 10);
-        assert_eq!(e(80, Bound::Upper).refine(3, 20), 20);
-        // A mate or a tablebase result is not an evaluation.
-        let mate = score_to_tt(crate::chess::score::MATE - 9, 3);
-        assert_eq!(e(mate, Bound::Lower).refine(3, 20), 20);
-        let loss = score_to_tt(-TB_WIN_BOUND - 10, 3);
-        assert_eq!(e(loss, Bound::Upper).refine(3, 20), 20);
-    }
 
     /// On Linux with transparent huge pages on (`always` or `madvise`, the kernel's default),
     /// the table's memory is eligible for 2 MB pages: the kernel says so per mapping in

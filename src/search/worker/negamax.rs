@@ -40,9 +40,6 @@ pub(super) struct Node<'p> {
     /// The hash move (or the search memory's), 0 if none.
     pub(super) tt_move: u16,
     pub(super) static_eval: i32,
-    /// The static evaluation refined by the hash entry's score ([`TtEntry::refine`]): what
-    /// reverse futility pruning, razoring and null-move pruning compare with the window.
-    pub(super) eval: i32,
     /// The evaluator's score before the correction (what the hash table keeps).
     pub(super) raw_eval: i32,
     /// The correction history's keys (not in check).
@@ -105,7 +102,6 @@ impl Worker<'_> {
             tt_entry: None,
             tt_move: 0,
             static_eval: -INF,
-            eval: -INF,
             raw_eval: 0,
             corr_keys: Keys::default(),
             improving: false,
@@ -270,8 +266,8 @@ impl Worker<'_> {
         None
     }
 
-    /// Step 4. The static evaluation (the hash entry's when there is one; none in check), the
-    /// same refined by the hash entry's score, and whether it improved on two plies before.
+    /// Step 4. The static evaluation (the hash entry's when there is one; none in check), and
+    /// whether it improved on two plies before.
     fn static_evaluation(&mut self, n: &mut Node) {
         let ply = n.ply;
         if n.in_check {
@@ -290,10 +286,6 @@ impl Worker<'_> {
             n.static_eval = self.corrected(n.pos, &n.corr_keys, n.raw_eval);
             self.judge_prior(n);
         }
-        n.eval = match n.tt_entry {
-            Some(e) if !n.in_check => e.refine(ply, n.static_eval),
-            _ => n.static_eval,
-        };
         self.frames[ply].static_eval = n.static_eval;
         self.frames[ply].raw_eval = n.raw_eval;
         n.improving = !n.in_check && ply >= 2 && n.static_eval > self.frames[ply - 2].static_eval;

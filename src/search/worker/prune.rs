@@ -14,13 +14,13 @@ use crate::search::ordering::piece_index;
 use crate::search::tt::{Bound, score_from_tt, score_to_tt};
 
 impl Worker<'_> {
-    /// Step 5. Reverse futility pruning: an evaluation (refined by the hash score) far enough
-    /// above beta at a shallow depth is taken as the node's score.
+    /// Step 5. Reverse futility pruning: a static evaluation far enough above beta at a
+    /// shallow depth is taken as the node's score.
     pub(super) fn reverse_futility(&self, n: &Node) -> Option<i32> {
         (n.depth <= self.t.rfp_max_depth
             && n.beta.abs() < TB_WIN_BOUND
-            && n.eval - self.t.rfp_margin * (n.depth - i32::from(n.improving)) >= n.beta)
-            .then_some(n.eval)
+            && n.static_eval - self.t.rfp_margin * (n.depth - i32::from(n.improving)) >= n.beta)
+            .then_some(n.static_eval)
     }
 
     /// Step 5b. Razoring: a static evaluation far below alpha at a shallow depth asks the
@@ -28,7 +28,7 @@ impl Worker<'_> {
     pub(super) fn razor(&mut self, n: &mut Node) -> Option<i32> {
         if n.depth > self.t.razor_max_depth
             || n.alpha.abs() >= TB_WIN_BOUND
-            || n.eval + self.t.razor_base + self.t.razor_mul * n.depth * n.depth > n.alpha
+            || n.static_eval + self.t.razor_base + self.t.razor_mul * n.depth * n.depth > n.alpha
         {
             return None;
         }
@@ -43,7 +43,7 @@ impl Worker<'_> {
         let turn = pos.turn();
         let non_pawn = pos.board().by_color(turn) & !(pos.board().pawns() | pos.board().kings());
         if n.depth < self.t.nmp_min_depth
-            || n.eval < beta
+            || n.static_eval < beta
             || self.frames[ply.saturating_sub(1)].null
             || non_pawn.is_empty()
             || beta.abs() >= TB_WIN_BOUND
@@ -53,7 +53,7 @@ impl Worker<'_> {
         let null_pos = pos.clone().swap_turn().ok()?;
         let r = self.t.nmp_base
             + n.depth / self.t.nmp_depth_div
-            + ((n.eval - beta) / self.t.nmp_eval_div).min(self.t.nmp_eval_max);
+            + ((n.static_eval - beta) / self.t.nmp_eval_div).min(self.t.nmp_eval_max);
         let null_hash = hash_of(&null_pos);
         self.frames[ply].null = true;
         self.frames[ply].moved = None;

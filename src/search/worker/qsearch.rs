@@ -60,8 +60,7 @@ impl Worker<'_> {
                 Some(e) => e.eval,
                 None => self.evaluate(pos, hash, ply),
             };
-            let corrected = self.corrected(pos, &Keys::of(pos), raw_eval);
-            stand_pat = tt_entry.map_or(corrected, |e| e.refine(ply, corrected));
+            stand_pat = self.corrected(pos, &Keys::of(pos), raw_eval);
             if stand_pat >= beta {
                 return stand_pat;
             }
