@@ -35,7 +35,7 @@ BOUNDS="${BOUNDS:-0,5,0.05,0.05}"
 GAMES="${GAMES:-20000}"
 CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes still undecided. First, more time a move (TimeSoftPercent 80 against the
-# default 60, +10 after 486 games), the re-search half of the LMR refinements (0eea36b) and the
+# default 60, +8 after 521 games), the re-search half of the LMR refinements (0eea36b) and the
 # hash table's PV flag (87146b6), both candidates reverted in main until they pass. Then what
 # razoring and ProbCut are worth in today's search: 1a7d064 against itself with the technique
 # switched off (their tests against their parents, a751c51 with 62 games and 84b450d with none,
