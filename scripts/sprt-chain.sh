@@ -37,7 +37,7 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes still undecided. First, razoring taken out of today's search as a gainer
 # (RazorMaxDepth=0 against the default: razoring measured -5 after 362 games at 8+0.08 and -47
 # at 20,000 nodes; this link replaces razoring-1a7d064, which asked the same from the other
-# side). Then more time a move (TimeSoftPercent 80 against the default 60, +0 after 846
+# side). Then more time a move (TimeSoftPercent 80 against the default 60, +8 after 521
 # games), the re-search half of the LMR refinements (0eea36b) and the
 # hash table's PV flag (87146b6), both candidates reverted in main until they pass. Then what
 # ProbCut is worth in today's search: 1a7d064 against itself with it switched off (the tests
