@@ -608,15 +608,6 @@ impl Worker<'_> {
         if n.pv_node {
             s.best_score = s.best_score.max(n.tb_floor).min(n.tb_cap);
         }
-        // A fail high's score moves toward beta, the more the shallower the search
-        // (Stockfish's): a fail-soft lower bound far above beta is seldom that good.
-        if s.best_score >= n.beta
-            && !n.pv_node
-            && s.best_score.abs() < TB_WIN_BOUND
-            && n.beta.abs() < TB_WIN_BOUND
-        {
-            s.best_score = (s.best_score * n.depth + n.beta) / (n.depth + 1);
-        }
         if n.excluded == 0 && (!n.root || self.root_excluded.is_empty()) {
             let bound = Bound::of(s.best_score, n.alpha, orig_alpha, n.beta);
             let code = s.best_move.map_or(0, |m| encode_move(&m));

@@ -6,7 +6,7 @@ use shakmaty::{Chess, Position, Role};
 use super::Worker;
 use crate::chess::notation::encode_move;
 use crate::chess::rules::dead_material;
-use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND, value};
+use crate::chess::score::{INF, MATE, MAX_PLY, value};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
 use crate::search::correction::Keys;
@@ -125,9 +125,6 @@ impl Worker<'_> {
                     }
                 }
             }
-        }
-        if best_score >= beta && best_score.abs() < TB_WIN_BOUND && beta.abs() < TB_WIN_BOUND {
-            best_score = (3 * best_score + beta) / 4;
         }
         let bound = Bound::of(best_score, alpha, orig_alpha, beta);
         let code = best_move.map_or(0, |m| encode_move(&m));
