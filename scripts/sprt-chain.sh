@@ -36,12 +36,12 @@ GAMES="${GAMES:-20000}"
 CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes still undecided. First, a fail high's score moved toward beta before it is
 # stored (9f4f52f, a candidate reverted in main until it passes; +35 at 20,000 nodes). Then
-# razoring taken out of today's search as a gainer
-# (RazorMaxDepth=0 against the default: razoring measured -5 after 362 games at 8+0.08 and -47
-# at 20,000 nodes; this link replaces razoring-1a7d064, which asked the same from the other
-# side). Then more time a move (TimeSoftPercent 80 against the default 60, +8 after 521
-# games), the re-search half of the LMR refinements (0eea36b) and the
-# hash table's PV flag (87146b6), both candidates reverted in main until they pass. Then what
+# razoring taken out of today's search as a gainer (RazorMaxDepth=0 against the default:
+# razoring measured -5 after 362 games at 8+0.08 and -47 at 20,000 nodes; this link replaces
+# razoring-1a7d064, which asked the same from the other side). Then more time a move
+# (TimeSoftPercent 80 against the default 60, +8 after 521 games), the re-search half of the
+# LMR refinements (0eea36b) and the hash table's PV flag (87146b6), both candidates reverted in
+# main until they pass. Then what
 # ProbCut is worth in today's search: 1a7d064 against itself with it switched off (the tests
 # against their parents, razoring's a751c51 with 62 games and ProbCut's 84b450d with none, are
 # superseded; their archives stay). Then a shallower bound keeping the deeper hash entry of
