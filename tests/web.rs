@@ -192,6 +192,32 @@ fn more_connections_than_files_leave_the_server_serving() {
     assert!(s.child.try_wait().unwrap().is_none(), "the server ended");
 }
 
+/// A client that sends half its headers and waits is let go after the server's 30 s (it held
+/// a connection, and a file, for as long as it liked); the server serves on.
+#[test]
+fn a_client_that_never_ends_its_headers_is_let_go() {
+    let dir = temp_dir("slow");
+    let db = dir.join("exp.sqlite");
+    import(db.to_str().unwrap(), &dir);
+    let s = Server::start(db.to_str().unwrap());
+    let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+    c.write_all(b"GET /api/explore HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
+    let t0 = std::time::Instant::now();
+    let mut out = Vec::new();
+    let read = c.read_to_end(&mut out);
+    assert!(read.is_ok(), "still open after 90 s: {read:?}");
+    assert!(
+        t0.elapsed() >= Duration::from_secs(25),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(s.json("/api/explore")["games"], 5);
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A known move of an explorer answer: (games, white, draws, black).
 fn counts(d: &Value, san: &str) -> (u64, u64, u64, u64) {
     let m = d["moves"]
@@ -340,6 +366,21 @@ fn refuses_bad_requests(s: &Server) {
     assert_eq!(s.json("/api/explore")["games"], 5);
 }
 
+/// A client that shuts its side down after the request (`nc -N`) still reads the answer
+/// (hyper dropped such a connection unanswered while the store was read).
+fn a_half_closed_client_is_answered(s: &Server) {
+    let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+    c.write_all(b"GET /api/explore HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    c.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut out = String::new();
+    c.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200 "), "'{out}'");
+    let body = out.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let explored: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(explored["games"], 5);
+}
+
 /// `/api/choose`'s search (5 million nodes, seconds) does not hold the store: the explorer
 /// answers meanwhile.
 fn a_long_search_holds_up_no_other_request(s: &Server) {
@@ -383,6 +424,7 @@ fn the_explorer_shows_what_the_store_learned_and_refuses_bad_requests() {
     }
     explores_the_five_games(&s);
     refuses_bad_requests(&s);
+    a_half_closed_client_is_answered(&s);
     a_long_search_holds_up_no_other_request(&s);
     drop(s);
     assert!(

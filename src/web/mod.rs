@@ -186,8 +186,9 @@ pub fn serve(opts: WebOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), Err
     let store = Store::open_read_only(&opts.store)?;
     let listen = opts.listen;
     let app = router(store, opts);
-    // Timers too: a failed accept (no file left for another connection) makes axum sleep a
-    // second and accept again, and without timers that sleep aborted the server.
+    // Timers too: a failed accept (no file left for another connection) makes the accept
+    // loop sleep a second and accept again (without timers that sleep aborted the server),
+    // and hyper times slow headers out with them.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -200,9 +201,52 @@ pub fn serve(opts: WebOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), Err
                 source,
             })?;
         ready(listener.local_addr()?);
-        axum::serve(listener, app).await?;
-        Ok(())
+        accept_loop(listener, app).await
     })
+}
+
+/// Serves each accepted connection on a task of its own, with hyper's HTTP/1 server set up as
+/// `axum::serve` cannot be: a client that half-closes its side after the request (`nc -N`, a
+/// script's `shutdown(SHUT_WR)`) still gets the answer (hyper dropped it unanswered), and a
+/// client that sends its headers slower than [`HEADER_TIMEOUT`] is dropped (without a timer
+/// hyper waited forever, holding a file).
+async fn accept_loop(listener: tokio::net::TcpListener, app: Router) -> Result<(), Error> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // The client gave up between its connect and our accept: nothing to serve.
+            Err(e) if is_connection_error(&e) => continue,
+            // No file left for another connection: wait for some to close, as axum did. Not
+            // a word on stderr: a parent that stopped reading it would make that write fail.
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            // A connection's error (a reset, a malformed request hyper already answered)
+            // ends that connection only.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .half_close(true)
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// How long a client may take to send a request's headers.
+const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+fn is_connection_error(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    matches!(
+        e.kind(),
+        ConnectionRefused | ConnectionAborted | ConnectionReset
+    )
 }
 
 #[derive(Deserialize)]
