@@ -238,7 +238,8 @@ async fn accept_loop(listener: tokio::net::TcpListener, app: Router) -> Result<(
     }
 }
 
-/// How long a client may take to send a request's headers.
+/// How long a client may take to send a request's headers, counted from the connection or the
+/// previous answer: also how long a kept-alive connection may stay idle.
 const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 fn is_connection_error(e: &std::io::Error) -> bool {
