@@ -168,7 +168,7 @@ impl Drop for Server {
 }
 
 /// More connections than the server may open files: it waits for them to close and serves on
-/// (it aborted: axum sleeps after a failed accept, and the runtime had no timers).
+/// (it aborted: the accept loop sleeps after a failed accept, and the runtime had no timers).
 #[test]
 fn more_connections_than_files_leave_the_server_serving() {
     let dir = temp_dir("files");
