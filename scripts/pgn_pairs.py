@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""The result of a `deepred match` PGN for the first engine (the player named "... (1)"), also of
-a match stopped before its end (an SPRT cut short): wins, draws, losses, the pentanomial counts
-of its game pairs (games 2k-1 and 2k of the `Round` tag share an opening, colours swapped), and
+"""The result of a `deepred match` PGN for the first engine, also of a match stopped before its end
+(an SPRT cut short): wins, draws, losses, the pentanomial counts of its game pairs (games 2k-1
+and 2k of the `Round` tag share an opening, colours swapped), and
 then the pentanomial Elo and SPRT LLR by scripts/match_stats_reference.py. Several PGNs of one
 test (played on two machines, each with its own --seed) are summed: the pairs of each file.
 A file ending in .xz is read compressed (the archives in benchmarks/sprt).
+
+The first engine is the player named "... (1)" where the two engines share a name (the runner
+numbers them), else the one with White in odd rounds: the runner gives the first engine White
+in each pair's first game, and writes the games as they end, not in round order.
 
 Usage: python3 scripts/pgn_pairs.py MATCH.pgn [MORE.pgn ...] [ELO0 ELO1]
 """
@@ -19,17 +23,28 @@ POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 def scores(path):
     """Round number -> the first engine's points, for every finished game."""
-    games = {}
     text = lzma.open(path, "rt") if path.endswith(".xz") else open(path)
     with text:
         blocks = text.read().split("[Event ")[1:]
+    finished = []
     for block in blocks:
         tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', block))
         points = POINTS.get(tags.get("Result", "*"))
-        if points is None or "Round" not in tags:
+        if points is None or not tags.get("Round", "").isdigit():
             continue
-        games[int(tags["Round"])] = points if "(1)" in tags.get("White", "") else 1 - points
-    return games
+        finished.append((int(tags["Round"]), tags.get("White", ""), tags.get("Black", ""), points))
+    if not finished:
+        return {}
+    if any("(1)" in white or "(1)" in black for _, white, black, _ in finished):
+        first = lambda white: "(1)" in white
+    else:
+        # The first engine has White in odd rounds and Black in even ones.
+        round_, white, black, _ = min(finished)
+        name = white if round_ % 2 == 1 else black
+        if all(white == black for _, white, black, _ in finished):
+            sys.exit(f"{path}: both players are named '{name}': which one is the first engine?")
+        first = lambda white: white == name
+    return {r: p if first(white) else 1 - p for r, white, _, p in finished}
 
 
 def is_number(text):

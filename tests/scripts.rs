@@ -399,3 +399,93 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `python3 scripts/pgn_pairs.py FILE` on `pgn`: its exit status, stdout and stderr.
+fn pgn_pairs(name: &str, pgn: &str) -> (bool, String, String) {
+    let dir = scratch(name);
+    let file = dir.join("match.pgn");
+    std::fs::write(&file, pgn).unwrap();
+    let out = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/pgn_pairs.py"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A game of a `deepred match` PGN: its round, players and result.
+fn game(round: u32, white: &str, black: &str, result: &str) -> String {
+    format!(
+        "[Event \"Deep Red match\"]\n[Round \"{round}\"]\n[White \"{white}\"]\n\
+         [Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n"
+    )
+}
+
+/// The counts of `pgn_pairs.py` (the statistics after them need mpmath: not checked here),
+/// against counts made by hand: for the first engine, also against an engine of another name,
+/// with the games written as they ended rather than in round order.
+#[test]
+fn pgn_pairs_counts_the_first_engines_games_and_pairs() {
+    // Alpha is the first engine (White in round 1). By round, Alpha's points: 1/2, 1 (pair
+    // 1.5: WD); 0, 0 (LL); 1, 1/2 (WD); round 7 unfinished, so round 8 (a win) has no pair.
+    let pgn = [
+        game(2, "Beta 2.0", "Alpha 1.0", "0-1"),
+        game(1, "Alpha 1.0", "Beta 2.0", "1/2-1/2"),
+        game(4, "Beta 2.0", "Alpha 1.0", "1-0"),
+        game(3, "Alpha 1.0", "Beta 2.0", "0-1"),
+        game(5, "Alpha 1.0", "Beta 2.0", "1-0"),
+        game(6, "Beta 2.0", "Alpha 1.0", "1/2-1/2"),
+        game(8, "Beta 2.0", "Alpha 1.0", "0-1"),
+        game(7, "Alpha 1.0", "Beta 2.0", "*"),
+    ]
+    .concat();
+    let (_, out, err) = pgn_pairs("pairs-names", &pgn);
+    let lines: Vec<&str> = out.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "games 7: W 3 / D 2 / L 2",
+            "pentanomial LL LD DD WD WW: 1 0 0 2 0"
+        ],
+        "{out}{err}"
+    );
+    // Only an even round finished: the first engine is the one with Black.
+    let (_, out, err) = pgn_pairs("pairs-even", &game(2, "Beta 2.0", "Alpha 1.0", "1-0"));
+    assert_eq!(
+        out.lines().next(),
+        Some("games 1: W 0 / D 0 / L 1"),
+        "{out}{err}"
+    );
+    // Two engines of one name, numbered by the runner: "(1)" is the first, whatever the colours.
+    let pgn = [
+        game(1, "Deep Red (2)", "Deep Red (1)", "1-0"),
+        game(2, "Deep Red (1)", "Deep Red (2)", "1/2-1/2"),
+    ]
+    .concat();
+    let (_, out, err) = pgn_pairs("pairs-numbered", &pgn);
+    let lines: Vec<&str> = out.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "games 2: W 0 / D 1 / L 1",
+            "pentanomial LL LD DD WD WW: 0 1 0 0 0"
+        ],
+        "{out}{err}"
+    );
+    // One name for both, not numbered: no way to tell the first engine, and it says so.
+    let pgn = [
+        game(1, "Twin", "Twin", "1-0"),
+        game(2, "Twin", "Twin", "0-1"),
+    ]
+    .concat();
+    let (ok, out, err) = pgn_pairs("pairs-twins", &pgn);
+    assert!(
+        !ok && err.contains("both players are named 'Twin'"),
+        "{out}{err}"
+    );
+}
