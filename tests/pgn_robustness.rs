@@ -110,8 +110,9 @@ fn broken_and_unsupported_games_are_reported() {
 }
 
 /// pgn-reader alone skips a token it cannot read as a move: `4. Qxf7Q 1-0` was read as a game
-/// of six plies won by White. A token meant as a move (it names a square) that is not one
-/// refuses its game at that ply; annotations (`e.p.`, `+-`, `N`) are still passed over.
+/// of six plies won by White. A token meant as a move (it names a square, or begins a piece's
+/// move or a pawn's capture: `Qxf`) that is not one refuses its game at that ply; annotations
+/// (`e.p.`, `+-`, `N`) are still passed over.
 #[test]
 fn a_token_meant_as_a_move_refuses_its_game() {
     let game = |event: &str, moves: &str| {
@@ -123,6 +124,7 @@ fn a_token_meant_as_a_move_refuses_its_game() {
         game("promotion letter", "4. Qxf7Q"),
         game("mate", "4. Qxf7# {a8Q in a comment} +- N"),
         game("glued", "4. Qxf7#+-"),
+        game("cut short", "4. Qxf"),
         "[Event \"pawn\"]\n[SetUp \"1\"]\n[FEN \"7k/P7/8/8/8/8/8/K7 w - - 0 1\"]\n\n1. a8Q+ 1-0\n\n"
             .to_string(),
         "[Event \"en passant\"]\n\n1. e4 Nf6 2. e5 d5 3. exd6 e.p. 1/2-1/2\n\n".to_string(),
@@ -142,7 +144,8 @@ fn a_token_meant_as_a_move_refuses_its_game() {
             "game 1, ply 7: not a move ('Qxf7Q')",
             "7 plies",
             "game 3, ply 7: not a move ('Qxf7#+-')",
-            "game 4, ply 1: not a move ('a8Q+')",
+            "game 4, ply 7: not a move ('Qxf')",
+            "game 5, ply 1: not a move ('a8Q+')",
             "5 plies",
         ]
     );

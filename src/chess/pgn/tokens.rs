@@ -5,8 +5,9 @@
 //! through and turns each such token into a comment that starts with [`MARKER`], which the
 //! visitor reports as an error of its game at that ply.
 //!
-//! Only a token that looks like a move (it names a square, or starts as castling) and is not
-//! one counts. The annotations pgn-reader skips on purpose stay as they are: `e.p.`, `+-`, `N`,
+//! Only a token that looks like a move (it names a square, or starts as castling, a piece's
+//! move or a pawn's capture) and is not one counts; the input cut in a move's first letters is
+//! left for the reader to call cut short. The annotations pgn-reader skips on purpose stay as they are: `e.p.`, `+-`, `N`,
 //! move numbers, results, NAGs. Tag lines, comments and escape lines are passed untouched.
 
 use std::io::{self, Read};
@@ -64,6 +65,17 @@ fn looks_like_a_move(t: &[u8]) -> bool {
             .any(|w| matches!(w, [b'a'..=b'h', b'1'..=b'8']))
 }
 
+/// The token starts as a piece's move or a pawn's capture (`Nxf`, `Qh`, `exf`): it was meant
+/// as a move, unless the input ends in it (a file cut short, which its reader reports as
+/// that). A lone `N` (a novelty) is not.
+fn begins_a_move(t: &[u8]) -> bool {
+    matches!(
+        t,
+        [b'K' | b'Q' | b'R' | b'B' | b'N', b'a'..=b'h' | b'1'..=b'8' | b'x', ..]
+            | [b'a'..=b'h', b'x', ..]
+    )
+}
+
 /// `inner`'s bytes, with each token meant as a move but not one turned into a marked comment.
 pub(super) struct TokenCheck<R> {
     inner: R,
@@ -89,11 +101,12 @@ impl<R> TokenCheck<R> {
         }
     }
 
-    /// The held-back token, ended: given as it is, or as a marked comment.
-    fn end_token(&mut self) {
+    /// The held-back token, ended (`by_end`: by a byte that ends tokens, not by the end of
+    /// the input): given as it is, or as a marked comment.
+    fn end_token(&mut self, by_end: bool) {
         let bad = self.state == State::Dropped
             || (self.state == State::Token
-                && looks_like_a_move(&self.token)
+                && (looks_like_a_move(&self.token) || by_end && begins_a_move(&self.token))
                 && SanPlus::from_ascii(&self.token).is_err());
         if bad {
             self.out.push(b'{');
@@ -122,7 +135,7 @@ impl<R> TokenCheck<R> {
                 }
             }
             State::Token | State::Dropped if is_token_end(b) => {
-                self.end_token();
+                self.end_token(true);
                 self.byte(b);
             }
             State::Token => {
@@ -199,7 +212,7 @@ impl<R: Read> Read for TokenCheck<R> {
             if n == 0 {
                 self.eof = true;
                 if matches!(self.state, State::Token | State::Dropped) {
-                    self.end_token();
+                    self.end_token(false);
                 }
             }
             self.bytes(n);
@@ -257,6 +270,12 @@ mod tests {
                 checked("Nf3† O-O-O-O", step),
                 "{\0not a move: Nf3†} {\0not a move: O-O-O-O}"
             );
+            // Cut short: no square named, but a piece's move or a pawn's capture begun.
+            assert_eq!(
+                checked("Nxf exf Qh N", step),
+                "{\0not a move: Nxf} {\0not a move: exf} {\0not a move: Qh} N"
+            );
+            assert_eq!(checked("3. Nc", step), "3. Nc");
         }
         // A long token: cut at the longest a move can be.
         let long = format!("e4{}", "x".repeat(100));
