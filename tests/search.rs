@@ -106,6 +106,34 @@ fn node_limit_and_stop_flag() {
     assert!(r.best.is_some());
 }
 
+/// A clock already past the hard limit when the search starts (`go movetime 10` with a move
+/// overhead of 20 ms gives a hard limit of 1 ms; a process's or a game's first search starts a
+/// few milliseconds late) still lets the first iteration finish: the answer is its best move,
+/// the only mate, not the first root move tried (it answered 1. e4 Nh6, and 2. Ke2). Here a
+/// move time of 1 s less an overhead of 999 ms: a hard limit of 1 ms, and a first limit of 1 s
+/// that a loaded machine does not reach.
+#[test]
+fn the_clock_does_not_cut_the_first_iteration() {
+    let pos = parse_fen("k7/8/1K6/8/8/8/8/6Q1 w - - 0 1", false).unwrap();
+    for _ in 0..5 {
+        let tt = TranspositionTable::new(8);
+        let shared = Shared::default();
+        shared.reset_clock();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut params = SearchParams::new(
+            pos.clone(),
+            Limits {
+                movetime: Some(1000),
+                ..Default::default()
+            },
+        );
+        params.move_overhead = 999;
+        let r = search(&params, &shared, &tt);
+        assert_eq!(uci_move(r.best.unwrap(), false), "g1g8");
+        assert_eq!(r.score, MATE - 1);
+    }
+}
+
 #[test]
 fn lazy_smp_threads_agree_on_a_tactic() {
     let pos = parse_fen("r3k3/7p/8/3N4/8/8/7P/4K3 w - - 0 1", false).unwrap();

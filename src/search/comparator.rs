@@ -644,8 +644,7 @@ pub fn search(
             score,
             pv: best_pv.clone(),
         }];
-        s.control.search_has_a_move();
-        s.control.flush_and_check();
+        s.control.iteration_done();
         if let Some(report) = &params.reporter {
             let time_ms = s.control.elapsed_ms();
             let nodes = s.control.total_nodes();

@@ -33,6 +33,9 @@ pub(super) struct Control<'a> {
     /// `UCI_Elo` 1350's cap of about 47 nodes was 256: 1350 and 1500 played alike, and each game
     /// the same).
     node_limit_on: bool,
+    /// The first iteration is done ([`Control::iteration_done`]): the hard time limit applies;
+    /// before, the budget's first limit does.
+    iterated: bool,
     /// Set once the search must end; every node returns at once after it.
     pub stopped: bool,
 }
@@ -57,6 +60,7 @@ impl<'a> Control<'a> {
             nodes: 0,
             unflushed: 0,
             node_limit_on: false,
+            iterated: false,
             stopped: false,
         }
     }
@@ -83,6 +87,14 @@ impl<'a> Control<'a> {
             self.node_limit_on = true;
             self.flush_and_check();
         }
+    }
+
+    /// An iteration is done: the search has a move, and from here the hard time limit stops
+    /// it (at once if it is already past it).
+    pub fn iteration_done(&mut self) {
+        self.iterated = true;
+        self.node_limit_on = true;
+        self.flush_and_check();
     }
 
     /// Counts a node and, every `interval` nodes, checks the limits.
@@ -130,6 +142,11 @@ impl<'a> Control<'a> {
                 b.soft_ms
             } else {
                 b.hard_ms
+            };
+            let limit = if self.iterated {
+                limit
+            } else {
+                limit.max(b.first_ms)
             };
             if self.shared.elapsed_ms() >= limit {
                 self.stop_all();

@@ -12,10 +12,13 @@ pub struct Clock {
 }
 
 /// Soft limit: do not start another iteration after it. Hard limit: stop the search at once.
+/// First limit: the hard limit of a search that has not finished its first iteration (the
+/// latest a move may come without losing on time; see [`budget`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
     pub soft_ms: u64,
     pub hard_ms: u64,
+    pub first_ms: u64,
 }
 
 /// Budget for one move, or `None` when the search is not limited by time.
@@ -25,6 +28,12 @@ pub struct TimeBudget {
 /// obeys it never loses on time.
 /// A move time with a clock beside it (`go wtime 100 movetime 1000`, as python-chess sends a
 /// time limit with the clocks) takes no more than the clock's hard limit.
+///
+/// The first iteration (one ply and the quiescence search, about a millisecond) is not cut by
+/// the hard limit, only by the first limit: what is left on the clock minus the overhead, or
+/// the whole move time. Cut, it answered the first root move it tried (`go movetime 10` with
+/// the default overhead of 20 ms gave a hard limit of 1 ms, and the first search of a process
+/// or a game, a few milliseconds slower to start, answered 1... Nh6 to 1. e4, or 2. Ke2).
 pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> {
     let by_clock = clock
         .time
@@ -37,10 +46,12 @@ pub fn budget(clock: &Clock, overhead: u64, t: &Tunables) -> Option<TimeBudget> 
         Some(b) => TimeBudget {
             soft_ms: ms.min(b.soft_ms),
             hard_ms: ms.min(b.hard_ms),
+            first_ms: mt.max(1).min(b.first_ms),
         },
         None => TimeBudget {
             soft_ms: ms,
             hard_ms: ms,
+            first_ms: mt.max(1),
         },
     })
 }
@@ -74,6 +85,7 @@ fn clock_budget(clock: &Clock, time: u64, overhead: u64, t: &Tunables) -> TimeBu
     TimeBudget {
         soft_ms: soft,
         hard_ms: hard,
+        first_ms: avail,
     }
 }
 
@@ -137,7 +149,8 @@ mod tests {
             budget(&c, 50, &Tunables::default()),
             Some(TimeBudget {
                 soft_ms: 950,
-                hard_ms: 950
+                hard_ms: 950,
+                first_ms: 1000,
             })
         );
     }
@@ -164,9 +177,9 @@ mod tests {
                         movetime,
                     };
                     let b = budget(&c, 10, &Tunables::default()).unwrap();
-                    assert!(b.soft_ms <= b.hard_ms);
+                    assert!(b.soft_ms <= b.hard_ms && b.hard_ms <= b.first_ms);
                     assert!(
-                        b.hard_ms <= time.saturating_sub(10).max(1),
+                        b.first_ms <= time.saturating_sub(10).max(1),
                         "{time} {inc} {mtg:?} {movetime:?} {b:?}"
                     );
                     if time > 1 << 60 && movetime != Some(1000) {

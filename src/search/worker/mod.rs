@@ -342,7 +342,7 @@ impl<'a> Worker<'a> {
             }
             self.root_excluded.clear();
             if lines.len() == multipv || (depth == 1 && !lines.is_empty()) {
-                self.control.search_has_a_move();
+                self.control.iteration_done();
                 let best = &lines[0];
                 result.best = best.pv.first().copied();
                 result.ponder = best.pv.get(1).copied();
