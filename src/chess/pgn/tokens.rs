@@ -65,15 +65,18 @@ fn looks_like_a_move(t: &[u8]) -> bool {
             .any(|w| matches!(w, [b'a'..=b'h', b'1'..=b'8']))
 }
 
-/// The token starts as a piece's move or a pawn's capture (`Nxf`, `Qh`, `exf`): it was meant
-/// as a move, unless the input ends in it (a file cut short, which its reader reports as
-/// that). A lone `N` (a novelty) is not.
+/// The token starts as a piece's move or a pawn's capture (`Nxf`, `Qh`, `exf`) and holds
+/// nothing but a move's letters: it was meant as a move, unless the input ends in it (a file
+/// cut short, which its reader reports as that). A lone `N` (a novelty) is not, nor a name or
+/// a word left in the movetext (`Kasparov`, `Nakamura`), which the reader passes over.
 fn begins_a_move(t: &[u8]) -> bool {
     matches!(
         t,
         [b'K' | b'Q' | b'R' | b'B' | b'N', b'a'..=b'h' | b'1'..=b'8' | b'x', ..]
             | [b'a'..=b'h', b'x', ..]
-    )
+    ) && t
+        .iter()
+        .all(|b| matches!(b, b'K' | b'Q' | b'R' | b'B' | b'N' | b'a'..=b'h' | b'1'..=b'8' | b'x' | b'=' | b'+' | b'#'))
 }
 
 /// `inner`'s bytes, with each token meant as a move but not one turned into a marked comment.
@@ -276,6 +279,9 @@ mod tests {
                 "{\0not a move: Nxf} {\0not a move: exf} {\0not a move: Qh} N"
             );
             assert_eq!(checked("3. Nc", step), "3. Nc");
+            // Words and names are not moves begun.
+            let prose = "Kasparov Nakamura Black Qualified axiom 1-0";
+            assert_eq!(checked(prose, step), prose);
         }
         // A long token: cut at the longest a move can be.
         let long = format!("e4{}", "x".repeat(100));
