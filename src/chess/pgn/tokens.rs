@@ -74,9 +74,10 @@ fn begins_a_move(t: &[u8]) -> bool {
         t,
         [b'K' | b'Q' | b'R' | b'B' | b'N', b'a'..=b'h' | b'1'..=b'8' | b'x', ..]
             | [b'a'..=b'h', b'x', ..]
-    ) && t
-        .iter()
-        .all(|b| matches!(b, b'K' | b'Q' | b'R' | b'B' | b'N' | b'a'..=b'h' | b'1'..=b'8' | b'x' | b'=' | b'+' | b'#'))
+    ) && t.iter().all(|&b| {
+        matches!(b, b'K' | b'Q' | b'R' | b'B' | b'N' | b'a'..=b'h' | b'1'..=b'8')
+            || b"x=+#".contains(&b)
+    })
 }
 
 /// `inner`'s bytes, with each token meant as a move but not one turned into a marked comment.
