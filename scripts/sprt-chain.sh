@@ -35,7 +35,7 @@ BOUNDS="${BOUNDS:-0,5,0.05,0.05}"
 GAMES="${GAMES:-20000}"
 CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes still undecided. First, more time a move (TimeSoftPercent 80 against the
-# default 60, +12 and LLR 2.01 after 1,417 games: the undecided test that leans most to a gain).
+# default 60, +12 and LLR 2.25 after 1,566 games: the undecided test that leans most to a gain).
 # Then the candidates never run, whose blunder checks at 25,000 nodes were positive, before the
 # tests that lean to H0, so that the hours left go where a gain is likeliest: the re-search half
 # of the LMR refinements (0eea36b, reverted in main until it passes; +29 in its 60-game check),
