@@ -8,7 +8,8 @@
 //! Only a token that looks like a move (it names a square, or starts as castling, a piece's
 //! move or a pawn's capture) and is not one counts; the input cut in a move's first letters is
 //! left for the reader to call cut short. The annotations pgn-reader skips on purpose stay as
-//! they are: `e.p.`, `+-`, `N`, move numbers, results, NAGs. Tag lines, comments and escape lines are passed untouched.
+//! they are: `e.p.`, `+-`, `N`, move numbers, results, NAGs. Tag lines, comments and escape
+//! lines are passed untouched.
 
 use std::io::{self, Read};
 
