@@ -134,6 +134,35 @@ fn the_clock_does_not_cut_the_first_iteration() {
     }
 }
 
+/// A GUI's `stop` just after its `go` (a "move now" click, a `stop` sent with the `go`) lets
+/// the first iteration finish too, within a grace of a few milliseconds: the answer is the only
+/// mate, not the first root move tried. Here the stop flag is already set when the search
+/// starts.
+#[test]
+fn a_stop_at_once_still_answers_the_first_iteration() {
+    let pos = parse_fen("k7/8/1K6/8/8/8/8/6Q1 w - - 0 1", false).unwrap();
+    for threads in [1, 2] {
+        let tt = TranspositionTable::new(8);
+        let shared = Shared::default();
+        shared.reset_clock();
+        shared.stop.store(true, Ordering::SeqCst);
+        let limits = Limits {
+            infinite: true,
+            ..Default::default()
+        };
+        let mut params = SearchParams::new(pos.clone(), limits);
+        params.threads = threads;
+        let r = search(&params, &shared, &tt);
+        assert_eq!(
+            uci_move(r.best.unwrap(), false),
+            "g1g8",
+            "{threads} threads"
+        );
+        assert_eq!(r.score, MATE - 1);
+        assert_eq!(r.depth, 1);
+    }
+}
+
 #[test]
 fn lazy_smp_threads_agree_on_a_tactic() {
     let pos = parse_fen("r3k3/7p/8/3N4/8/8/7P/4K3 w - - 0 1", false).unwrap();

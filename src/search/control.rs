@@ -9,6 +9,11 @@ use super::types::{Limits, Shared};
 /// How many times its count a node limit lets a search run before it has a move.
 const NO_MOVE_SLACK: u64 = 16;
 
+/// How long the main thread goes on after a GUI's `stop` while its first iteration is not done:
+/// a `stop` just after `go` (a "move now" click) answered the first root move tried. The first
+/// iteration takes well under a millisecond; this bounds a pathological one.
+const STOP_GRACE_MS: u64 = 20;
+
 pub(super) struct Control<'a> {
     shared: &'a Shared,
     /// Set when the main thread has finished: stops the helpers without touching `shared.stop`
@@ -36,6 +41,9 @@ pub(super) struct Control<'a> {
     /// The first iteration is done ([`Control::iteration_done`]): the hard time limit applies;
     /// before, the budget's first limit does.
     iterated: bool,
+    /// When the main thread first saw a GUI's `stop` before its first iteration was done
+    /// (milliseconds on the move's clock; see `STOP_GRACE_MS`).
+    stop_seen_ms: Option<u64>,
     /// Set once the search must end; every node returns at once after it.
     pub stopped: bool,
 }
@@ -61,6 +69,7 @@ impl<'a> Control<'a> {
             unflushed: 0,
             node_limit_on: false,
             iterated: false,
+            stop_seen_ms: None,
             stopped: false,
         }
     }
@@ -109,11 +118,21 @@ impl<'a> Control<'a> {
     }
 
     fn check(&mut self) {
-        if self.shared.stop.load(Ordering::Relaxed)
-            || self.helpers_stop.is_some_and(|h| h.load(Ordering::Relaxed))
-        {
+        if self.helpers_stop.is_some_and(|h| h.load(Ordering::Relaxed)) {
             self.stopped = true;
             return;
+        }
+        if self.shared.stop.load(Ordering::Relaxed) {
+            if !self.main || self.iterated {
+                self.stopped = true;
+                return;
+            }
+            let now = self.shared.elapsed_ms();
+            let seen = *self.stop_seen_ms.get_or_insert(now);
+            if now >= seen + STOP_GRACE_MS {
+                self.stopped = true;
+                return;
+            }
         }
         if !self.main {
             return;
