@@ -142,6 +142,7 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         let mut handles = Vec::with_capacity(threads - 1);
         for id in 1..threads {
             let started = worker(id).map_err(|e| e.to_string()).and_then(|w| {
+                headroom_for_a_thread()?;
                 std::thread::Builder::new()
                     .spawn_scoped(s, move || run(w))
                     .map_err(|e| e.to_string())
@@ -179,6 +180,24 @@ fn search_full(params: &SearchParams, shared: &Shared, tt: &TranspositionTable) 
         }
     }
     result
+}
+
+/// Address space a helper needs beyond its tables: its stack, the signal stack the standard
+/// library maps inside the new thread (where a failed map aborts the process), and room for
+/// the running threads' small allocations.
+const THREAD_HEADROOM: usize = 16 << 20;
+
+/// Whether `THREAD_HEADROOM` can still be allocated (it is allocated and freed at once): under
+/// a memory limit (`ulimit -v`, `Threads 256`), a helper started with no room left aborted the
+/// process (about one search in thirty) instead of being left out.
+fn headroom_for_a_thread() -> Result<(), String> {
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(THREAD_HEADROOM)
+        .map_err(|e| e.to_string())?;
+    // Kept opaque, so that the allocation is made and not optimised away.
+    std::hint::black_box(&mut probe);
+    Ok(())
 }
 
 /// The move of a search that could not have even one thread's tables (a memory limit): the

@@ -107,8 +107,11 @@ fn threads_the_system_cannot_start_are_an_error_and_the_engine_answers() {
 /// `ulimit -v` at 200 MB over what a one-thread search uses) are an error on the UCI channel,
 /// not an abort: each thread's tables (about 2 MB) are made before it starts, and the search
 /// goes on with the threads that have them. Before, a helper whose allocation failed aborted
-/// the process ("memory allocation of 1179648 bytes failed"). A second search reuses the
-/// threads' kept histories and meets the same limit.
+/// the process ("memory allocation of 1179648 bytes failed"); and a helper started with no
+/// room left for the signal stack the standard library maps in each thread aborted it too
+/// ("failed to allocate an alternative stack", about one run in thirty), so a helper starts
+/// only while 16 MB more can be allocated. A second search reuses the threads' kept
+/// histories and meets the same limit.
 #[cfg(target_os = "linux")]
 #[test]
 fn threads_beyond_the_memory_limit_are_an_error_and_the_engine_answers() {
