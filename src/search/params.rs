@@ -214,7 +214,7 @@ tunables! {
     /// Hard limit: this many times the target (within the cap).
     time_hard_factor: "TimeHardFactor" = 4, 1..=10, 1;
     /// Soft limit (no new iteration after it): this share of the target (percent).
-    time_soft_percent: "TimeSoftPercent" = 60, 10..=100, 5;
+    time_soft_percent: "TimeSoftPercent" = 80, 10..=100, 5;
 
     // Stretching the soft limit by how settled the search is (see `time::TimeManager`): the
     // product of three percentages, from this depth on.
