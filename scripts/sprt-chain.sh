@@ -23,6 +23,9 @@
 # once decided). The games also go, xz-compressed, to ARCHIVE/CHANGE.pgn.xz whenever the script
 # ends (a decision, Ctrl-C, SIGTERM): that folder is committed, so a test survives the loss of
 # the ignored data folder, and a test whose PGN is missing there starts from its archive.
+# A machine can vanish without a signal, so while a test runs, commit a snapshot every 40
+# minutes or so: CHANGE.pgn cut after its last whole game, xz-compressed to the archive (the
+# script reads the archive only when the PGN is missing, and overwrites it when it ends).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
