@@ -9,6 +9,7 @@
 #   CHAIN="abc1234:def5678:40" scripts/sprt-chain.sh
 #   CHAIN="abc1234+EvalFiftyDamp=50:abc1234:41" scripts/sprt-chain.sh   # an option's test
 #   CHAIN="abc1234:abc1234+RazorMaxDepth=0:50:razoring" scripts/sprt-chain.sh  # a technique taken out
+#   scripts/sprt-chain.sh --snapshot [NAME...]   # the running tests' games into the archive now
 #
 # A CHANGE of the form COMMIT+NAME=VALUE tests an option: COMMIT's binary with
 # `--engine-option NAME=VALUE` against PARENT's (usually COMMIT itself, with the default). A
@@ -24,14 +25,13 @@
 # ends (a decision, Ctrl-C, SIGTERM): that folder is committed, so a test survives the loss of
 # the ignored data folder, and a test whose PGN is missing there starts from its archive.
 # A machine can vanish without a signal, so while a test runs, commit a snapshot every 40
-# minutes or so: CHANGE.pgn cut after its last whole game, xz-compressed to the archive (the
-# script reads the archive only when the PGN is missing, and overwrites it when it ends).
+# minutes or so: `scripts/sprt-chain.sh --snapshot` (beside the running chain, the same SPRT_DIR,
+# ARCHIVE and CHAIN) writes the archive of each undecided test of CHAIN that has a PGN (or of each
+# NAME given) as the chain's end does: the PGN cut after its last whole game, so a game being
+# written is left out (the script reads the archive only when the PGN is missing).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-need_deepred
-BOOK="${BOOK:-$SHARED/books/UHO_4060_v2.epd}"
-need_shared "$BOOK" "the UHO openings"
 DIR="${SPRT_DIR:-$ROOT/data/sprt}"
 LIMIT="${LIMIT:---tc 8+0.08}"
 BOUNDS="${BOUNDS:-0,5,0.05,0.05}"
@@ -61,12 +61,43 @@ CHAIN="${CHAIN:-0eea36b:3d5984f:55 add4403:3441027:48 87146b6:3d5984f:54 13fb36c
 ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
 mkdir -p "$DIR/bin" "$ARCHIVE"
 
-# archive CHANGE: its PGN, compressed, into ARCHIVE (written beside, then renamed: a stop midway
-# leaves the previous archive whole).
+# archive TEST: its PGN up to the end of its last whole game (a movetext line ending in a result,
+# then a blank line), compressed, into ARCHIVE; prints the games kept. Written beside, then
+# renamed: a stop midway leaves the previous archive whole.
 archive() {
     [ -s "$DIR/$1.pgn" ] || return 0
-    xz -9 -c "$DIR/$1.pgn" > "$ARCHIVE/$1.pgn.xz.tmp" && mv "$ARCHIVE/$1.pgn.xz.tmp" "$ARCHIVE/$1.pgn.xz"
+    local tmp="$ARCHIVE/$1.pgn.xz.$$"
+    awk '{ game = game $0 "\n" }
+        /^$/ && last !~ /^\[/ && last ~ /(1-0|0-1|1\/2-1\/2|\*)$/ { printf "%s", game; game = ""; n++ }
+        { last = $0 }
+        END { print n + 0 > "/dev/stderr" }' "$DIR/$1.pgn" 2> "$tmp.n" | xz -9 > "$tmp"
+    mv "$tmp" "$ARCHIVE/$1.pgn.xz"
+    echo "$1: $(cat "$tmp.n") games in $ARCHIVE/$1.pgn.xz"
+    rm -f "$tmp.n"
 }
+
+if [ "${1:-}" = "--snapshot" ]; then
+    shift
+    if [ $# -eq 0 ]; then
+        for link in $CHAIN; do
+            IFS=: read -r change _ _ name <<< "$link"
+            test="${name:-$change}"
+            [ -s "$DIR/$test.result" ] || [ ! -s "$DIR/$test.pgn" ] || set -- "$@" "$test"
+        done
+    fi
+    for test in "$@"; do
+        if [ ! -s "$DIR/$test.pgn" ]; then
+            echo "error: no games in $DIR/$test.pgn" >&2
+            exit 1
+        fi
+        archive "$test"
+    done
+    exit 0
+fi
+
+need_deepred
+BOOK="${BOOK:-$SHARED/books/UHO_4060_v2.epd}"
+need_shared "$BOOK" "the UHO openings"
 
 # build COMMIT: $DIR/bin/COMMIT, the release binary of that commit.
 WORKTREE=""

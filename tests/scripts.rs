@@ -234,7 +234,8 @@ fn spsa_refuses_bad_inputs() {
 
 /// `scripts/sprt-chain.sh` against a stand-in for `deepred match` (the commits' binaries
 /// already in place, so nothing is built): stopped by SIGTERM mid-test, it keeps the games
-/// played so far compressed in its archive; with the data folder's PGN lost, it resumes from
+/// played so far compressed in its archive (as `--snapshot` does beside it, whole games only);
+/// with the data folder's PGN lost, it resumes from
 /// the archive, hands the match those games with `--resume`, and records the decision; run once
 /// more, it skips the decided test. A CHANGE of the form COMMIT+NAME=VALUE plays COMMIT's binary
 /// with that option; a PARENT of that form gives the opponent its options (a technique taken
@@ -298,17 +299,32 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
         assert!(std::time::Instant::now() < deadline, "no games after 30 s");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    Command::new("kill")
-        .args(["-TERM", "--", &format!("-{}", first.id())])
-        .status()
-        .unwrap();
-    assert_eq!(first.wait().unwrap().code(), Some(143));
     let xz = archive.join("aaa1111.pgn.xz");
     let unpack = || {
         let out = Command::new("xz").arg("-dc").arg(&xz).output().unwrap();
         assert!(out.status.success(), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
     };
+    // A game half written: a snapshot beside the running chain archives the whole games only.
+    let mut file = std::fs::OpenOptions::new().append(true).open(&pgn).unwrap();
+    std::io::Write::write_all(&mut file, b"[Result \"*\"]\n\n1. d4 d5 2.").unwrap();
+    let out = chain().arg("--snapshot").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("aaa1111: 2 games in"),
+        "{out:?}"
+    );
+    assert!(unpack().ends_with("1. e4 1-0\n\n"), "{}", unpack());
+    assert_eq!(games(&unpack()), 2);
+    // A test without games is refused by name.
+    let out = chain().args(["--snapshot", "ccc3333"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no games in"));
+    Command::new("kill")
+        .args(["-TERM", "--", &format!("-{}", first.id())])
+        .status()
+        .unwrap();
+    assert_eq!(first.wait().unwrap().code(), Some(143));
     assert_eq!(games(&unpack()), 2);
 
     // The data folder's PGN lost: the games come back from the archive, the match is handed
