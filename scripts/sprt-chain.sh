@@ -64,14 +64,19 @@ mkdir -p "$DIR/bin" "$ARCHIVE"
 
 # archive TEST: its PGN up to the end of its last whole game (a movetext line ending in a result,
 # then a blank line), compressed, into ARCHIVE; prints the games kept. Written beside, then
-# renamed: a stop midway leaves the previous archive whole.
+# renamed: a stop midway leaves the previous archive whole, and a failure (a full disk) removes
+# what it wrote beside.
 archive() {
     [ -s "$DIR/$1.pgn" ] || return 0
     local tmp="$ARCHIVE/$1.pgn.xz.$$"
-    awk '{ game = game $0 "\n" }
+    if ! awk '{ game = game $0 "\n" }
         /^$/ && last !~ /^\[/ && last ~ /(1-0|0-1|1\/2-1\/2|\*)$/ { printf "%s", game; game = ""; n++ }
         { last = $0 }
-        END { print n + 0 > "/dev/stderr" }' "$DIR/$1.pgn" 2> "$tmp.n" | xz -9 > "$tmp"
+        END { print n + 0 > "/dev/stderr" }' "$DIR/$1.pgn" 2> "$tmp.n" | xz -9 > "$tmp"; then
+        rm -f "$tmp" "$tmp.n"
+        echo "error: $1 could not be archived; $ARCHIVE/$1.pgn.xz is left as it was" >&2
+        return 1
+    fi
     mv "$tmp" "$ARCHIVE/$1.pgn.xz"
     echo "$1: $(cat "$tmp.n") games in $ARCHIVE/$1.pgn.xz"
     rm -f "$tmp.n"

@@ -234,7 +234,8 @@ fn spsa_refuses_bad_inputs() {
 
 /// `scripts/sprt-chain.sh` against a stand-in for `deepred match` (the commits' binaries
 /// already in place, so nothing is built): stopped by SIGTERM mid-test, it keeps the games
-/// played so far compressed in its archive (as `--snapshot` does beside it, whole games only);
+/// played so far compressed in its archive (as `--snapshot` does beside it, whole games only,
+/// leaving the archive as it was when compression fails);
 /// with the data folder's PGN lost, it resumes from the archive, hands the match those games with
 /// `--resume`, and records the decision; run once more, it skips the decided test. A CHANGE of the form COMMIT+NAME=VALUE plays COMMIT's binary
 /// with that option; a PARENT of that form gives the opponent its options (a technique taken
@@ -319,6 +320,28 @@ echo "SPRT: llr 2.95 (bounds [-2.94, 2.94]) - H1 accepted"
     let out = chain().args(["--snapshot", "ccc3333"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("no games in"));
+    // A snapshot whose compression fails (a full disk) says so, leaves the archive as it was
+    // and nothing beside it.
+    let broken = dir.join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    stand_in(broken.join("xz"), "#!/bin/sh\ncat > /dev/null\nexit 1\n");
+    let path = format!("{}:{}", broken.display(), std::env::var("PATH").unwrap());
+    let out = chain()
+        .env("PATH", path)
+        .arg("--snapshot")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("aaa1111 could not be archived"),
+        "{out:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&archive)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["aaa1111.pgn.xz"]);
+    assert_eq!(games(&unpack()), 2);
     Command::new("kill")
         .args(["-TERM", "--", &format!("-{}", first.id())])
         .status()
