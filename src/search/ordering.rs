@@ -244,7 +244,7 @@ impl History {
 
     /// The bonus of a cutoff at `depth`.
     #[inline]
-    pub fn bonus(t: &Tunables, depth: i32) -> i32 {
+    fn bonus(t: &Tunables, depth: i32) -> i32 {
         (depth * depth * t.history_bonus_mul).min(t.history_bonus_max)
     }
 
@@ -316,19 +316,8 @@ impl History {
         conts: &Continuations,
         depth: i32,
     ) {
-        self.adjust_conts(t, prior, conts, Self::bonus(t, depth));
-    }
-
-    /// Moves the continuation histories of the quiet move `m` (piece index, target square)
-    /// after `conts` by `bonus` (gravity as at a cutoff; negative: a malus).
-    pub fn adjust_conts(
-        &mut self,
-        t: &Tunables,
-        m: (usize, usize),
-        conts: &Continuations,
-        bonus: i32,
-    ) {
-        let code = m.0 * 64 + m.1;
+        let code = prior.0 * 64 + prior.1;
+        let bonus = Self::bonus(t, depth);
         for (pp, pto) in conts.iter().flatten() {
             gravity(
                 &mut self.cont[(pp * 64 + pto) * CONT + code],
@@ -364,17 +353,12 @@ impl History {
     }
 }
 
-/// Orders the captures and promotions of a quiescence node into `keys`: the hash move
-/// (`tt_move`, 0 for none) first, then by victim and attacker.
-pub(super) fn score_captures(t: &Tunables, moves: &Captures, tt_move: u16, keys: &mut OrderKeys) {
+/// Orders the captures and promotions of a quiescence node into `keys`.
+pub(super) fn score_captures(t: &Tunables, moves: &Captures, keys: &mut OrderKeys) {
     for (i, m) in moves.iter().enumerate() {
         let victim = m.capture().map_or(0, value);
         let promo = m.promotion().map_or(0, value);
-        let score = if tt_move != 0 && encode_move(m) == tt_move {
-            t.order_tt
-        } else {
-            victim * t.mvv_victim_mul + promo - value(m.role()) / t.mvv_attacker_div
-        };
+        let score = victim * t.mvv_victim_mul + promo - value(m.role()) / t.mvv_attacker_div;
         keys[i] = (i64::from(score) << INDEX_BITS) | i as i64;
     }
     best_first(keys, moves.len());

@@ -132,9 +132,6 @@ tunables! {
     lmr_divisor: "LmrDivisor" = 225, 100..=500, 15;
     /// History score worth one ply less (or more) of reduction.
     lmr_history_div: "LmrHistoryDiv" = 8000, 1000..=30000, 500;
-    /// A reduced move that beats alpha is searched again one ply deeper when its reduced
-    /// score beats the best so far by this plus two per ply (Stockfish's 50 internal units).
-    lmr_deeper_margin: "LmrDeeperMargin" = 25, 0..=200, 5;
 
     /// Quiescence delta pruning: a capture that cannot lift the standing score within this of
     /// alpha is skipped.

@@ -26,9 +26,6 @@ pub struct TtEntry {
     pub eval: i32,
     pub depth: i32,
     pub bound: Bound,
-    /// The position was on a principal variation when stored, or had been (Stockfish's
-    /// `ttPv`).
-    pub pv: bool,
 }
 
 impl Bound {
@@ -68,10 +65,6 @@ struct Slot {
 
 /// Slots of a bucket.
 const BUCKET: usize = 4;
-
-/// An entry's data: move (16 bits), score (16), static evaluation (16), depth (8), bound (2),
-/// the search it was written in (5 bits, counting around) and whether it was a PV node (1).
-const AGE_MASK: u64 = 31;
 
 /// Four slots in one cache line.
 #[derive(Default)]
@@ -152,7 +145,7 @@ impl TranspositionTable {
     /// Called at the start of every search: older entries become cheaper to replace.
     pub fn new_search(&self) {
         let a = self.age.load(Ordering::Relaxed);
-        self.age.store((a + 1) & AGE_MASK as u8, Ordering::Relaxed);
+        self.age.store((a + 1) & 63, Ordering::Relaxed);
     }
 
     #[inline]
@@ -194,7 +187,6 @@ impl TranspositionTable {
             eval: i32::from((data >> 32) as i16),
             depth: i32::from((data >> 48) as u8),
             bound,
-            pv: data >> 63 == 1,
         })
     }
 
@@ -209,7 +201,7 @@ impl TranspositionTable {
                 return slot;
             }
             let depth = ((data >> 48) & 0xff) as i32;
-            let aged = ((age + AGE_MASK + 1 - ((data >> 58) & AGE_MASK)) & AGE_MASK) as i32;
+            let aged = ((age + 64 - ((data >> 58) & 63)) & 63) as i32;
             let value = depth - AGE_PLIES * aged;
             if value < worst_value {
                 worst_value = value;
@@ -219,17 +211,7 @@ impl TranspositionTable {
         worst
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub fn store(
-        &self,
-        key: u64,
-        mv: u16,
-        score: i32,
-        eval: i32,
-        depth: i32,
-        bound: Bound,
-        pv: bool,
-    ) {
+    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
         let age = u64::from(self.age.load(Ordering::Relaxed));
         let slot = self.victim(&self.buckets[self.index(key)], key, age);
         let old = slot.data.load(Ordering::Relaxed);
@@ -242,8 +224,7 @@ impl TranspositionTable {
             | (u64::from(eval.clamp(-32767, 32767) as i16 as u16) << 32)
             | (depth << 48)
             | ((bound as u64) << 56)
-            | (age << 58)
-            | (u64::from(pv) << 63);
+            | (age << 58);
         slot.key.store(key ^ data, Ordering::Relaxed);
         slot.data.store(data, Ordering::Relaxed);
     }
@@ -259,7 +240,7 @@ impl TranspositionTable {
             .take(n)
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
-                d != 0 && (d >> 58) & AGE_MASK == age
+                d != 0 && (d >> 58) & 63 == age
             })
             .count();
         (used * 1000 / n.max(1)) as u32
@@ -388,35 +369,29 @@ mod tests {
         // Keys that share their top bits share a bucket.
         let key = |i: u64| (0xABCD_u64 << 48) | (i + 1);
         for i in 0..4 {
-            tt.store(key(i), 1, 10, 0, 10 + i as i32, Bound::Exact, false);
+            tt.store(key(i), 1, 10, 0, 10 + i as i32, Bound::Exact);
         }
         for i in 0..4 {
             assert_eq!(tt.probe(key(i)).unwrap().depth, 10 + i as i32);
         }
         // A fifth position replaces the shallowest.
-        tt.store(key(4), 2, 20, 0, 5, Bound::Lower, false);
+        tt.store(key(4), 2, 20, 0, 5, Bound::Lower);
         assert!(tt.probe(key(0)).is_none());
         assert!((1..5).all(|i| tt.probe(key(i)).is_some()));
         // Four searches later, old entries give way to fresh ones, deep or not.
         for _ in 0..4 {
             tt.new_search();
         }
-        tt.store(key(5), 3, 0, 0, 6, Bound::Upper, false);
+        tt.store(key(5), 3, 0, 0, 6, Bound::Upper);
         assert!(tt.probe(key(4)).is_none());
-        tt.store(key(6), 3, 0, 0, 3, Bound::Upper, false);
+        tt.store(key(6), 3, 0, 0, 3, Bound::Upper);
         assert!(tt.probe(key(1)).is_none());
         assert!(tt.probe(key(5)).is_some() && tt.probe(key(6)).is_some());
         // A fail low (no move) keeps the position's move.
-        tt.store(key(2), 9, 30, 0, 14, Bound::Exact, false);
-        tt.store(key(2), 0, -5, 0, 15, Bound::Upper, false);
+        tt.store(key(2), 9, 30, 0, 14, Bound::Exact);
+        tt.store(key(2), 0, -5, 0, 15, Bound::Upper);
         let e = tt.probe(key(2)).unwrap();
         assert_eq!((e.mv, e.score, e.depth, e.bound), (9, -5, 15, Bound::Upper));
-        assert!(!e.pv);
-        // The PV flag comes back, beside the negative scores and evaluations below it.
-        tt.store(key(3), 7, -300, -20, 200, Bound::Lower, true);
-        let e = tt.probe(key(3)).unwrap();
-        assert_eq!((e.mv, e.score, e.eval, e.depth), (7, -300, -20, 200));
-        assert_eq!((e.bound, e.pv), (Bound::Lower, true));
         tt.clear();
         assert!(tt.probe(key(2)).is_none());
         assert_eq!(tt.hashfull(), 0);

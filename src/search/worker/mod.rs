@@ -43,8 +43,6 @@ struct Frame {
     excluded: u16,
     /// Double extensions on the path to this ply.
     double_exts: u8,
-    /// The node at this ply is or was on a principal variation (see `Node::tt_pv`).
-    tt_pv: bool,
 }
 
 /// How a search thread probes the tablebases.

@@ -21,7 +21,7 @@ use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
 use crate::search::correction::Keys;
-use crate::search::ordering::{Continuations, History, Quiets, TriedCaptures, pick, piece_index};
+use crate::search::ordering::{Continuations, Quiets, TriedCaptures, pick, piece_index};
 use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
 
 /// What the steps of one node share.
@@ -52,9 +52,6 @@ pub(super) struct Node<'p> {
     pub(super) excluded: u16,
     /// The hash move's extension (singular: 1 or 2; -1 when another move also holds).
     pub(super) tt_ext: i32,
-    /// A PV node, or one the hash table says was on a principal variation (Stockfish's
-    /// `ttPv`): reduced less, never cut by reverse futility.
-    pub(super) tt_pv: bool,
 }
 
 /// What the move loop (step 8) keeps between moves.
@@ -112,7 +109,6 @@ impl Worker<'_> {
             tb_cap: INF,
             excluded: self.frames[ply].excluded,
             tt_ext: 0,
-            tt_pv: false,
         };
         // Step 1.
         if let Some(score) = self.enter(&mut n) {
@@ -205,13 +201,10 @@ impl Worker<'_> {
     /// learned must reach the root), else its move goes first.
     fn probe_tt_and_memory(&mut self, n: &mut Node) -> Option<i32> {
         if n.excluded != 0 {
-            n.tt_pv = self.frames[n.ply].tt_pv;
             return None;
         }
         n.tt_entry = self.tt.probe(n.hash);
         n.tt_move = n.tt_entry.map_or(0, |e| e.mv);
-        n.tt_pv = n.pv_node || n.tt_entry.is_some_and(|e| e.pv);
-        self.frames[n.ply].tt_pv = n.tt_pv;
         if let Some(e) = n.tt_entry
             && !n.pv_node
             && e.depth >= n.depth
@@ -258,15 +251,8 @@ impl Worker<'_> {
                 self.evaluate(n.pos, n.hash, n.ply)
             };
             let tb_depth = (n.depth + self.t.tb_depth_bonus).min(MAX_PLY as i32);
-            self.tt.store(
-                n.hash,
-                0,
-                score_to_tt(score, n.ply),
-                eval,
-                tb_depth,
-                bound,
-                n.tt_pv,
-            );
+            self.tt
+                .store(n.hash, 0, score_to_tt(score, n.ply), eval, tb_depth, bound);
             return Some(score);
         }
         if n.pv_node {
@@ -530,14 +516,14 @@ impl Worker<'_> {
                 true,
             );
             if score > alpha_c && r > 0 {
-                score = self.research(
-                    n,
-                    s,
-                    (&child, child_hash),
-                    new_depth - r,
+                score = -self.negamax(
+                    &child,
+                    child_hash,
                     new_depth,
-                    score,
-                    bias,
+                    ply + 1,
+                    -alpha_c - 1,
+                    -alpha_c,
+                    !n.cut_node,
                 );
             }
             if score > alpha_c && n.pv_node {
@@ -556,55 +542,6 @@ impl Worker<'_> {
         score + bias
     }
 
-    /// Step 8b's re-search of a reduced move that beat alpha: one ply deeper when its reduced
-    /// score beat the best so far by far, none when it barely did (the reduced score stands),
-    /// else at the unreduced depth; then the move's continuation histories rise when it fails
-    /// high and fall when it fails low (Stockfish's re-search after LMR).
-    #[allow(clippy::too_many_arguments)]
-    fn research(
-        &mut self,
-        n: &Node,
-        s: &Moves,
-        (child, child_hash): (&Chess, u64),
-        reduced_depth: i32,
-        new_depth: i32,
-        reduced: i32,
-        bias: i32,
-    ) -> i32 {
-        let (alpha_c, beta_c) = (n.alpha - bias, n.beta - bias);
-        let best = s.best_score - bias;
-        let deeper = reduced > best + self.t.lmr_deeper_margin + 2 * new_depth;
-        let shallower = reduced < best + new_depth;
-        let depth = new_depth + i32::from(deeper) - i32::from(shallower);
-        let mut score = reduced;
-        if depth > reduced_depth {
-            score = -self.negamax(
-                child,
-                child_hash,
-                depth,
-                n.ply + 1,
-                -alpha_c - 1,
-                -alpha_c,
-                !n.cut_node,
-            );
-        }
-        let bonus = History::bonus(&self.t, depth);
-        let bonus = if score <= alpha_c {
-            -bonus
-        } else if score >= beta_c {
-            bonus
-        } else {
-            0
-        };
-        if bonus != 0
-            && let Some(moved) = self.frames[n.ply].moved
-        {
-            let conts = self.continuations(n.ply);
-            self.history.adjust_conts(&self.t, moved, &conts, bonus);
-        }
-        score
-    }
-
     /// The late move reduction of a quiet move searched after the first few at enough depth:
     /// the table's, less at PV nodes, for checks, killers and counter moves and good history;
     /// more at cut nodes and when not improving.
@@ -614,7 +551,7 @@ impl Worker<'_> {
             return 0;
         }
         let mut r = self.t.lmr(n.depth, s.searched);
-        r -= i32::from(n.tt_pv);
+        r -= i32::from(n.pv_node);
         r += i32::from(n.cut_node);
         r -= i32::from(c.gives_check);
         r -= i32::from(c.order >= self.t.order_counter);
@@ -675,12 +612,6 @@ impl Worker<'_> {
             let bound = Bound::of(s.best_score, n.alpha, orig_alpha, n.beta);
             let code = s.best_move.map_or(0, |m| encode_move(&m));
             let code = if bound == Bound::Upper { 0 } else { code };
-            // A fail low below a PV node deep enough is kept as one (Stockfish).
-            let pv = n.tt_pv
-                || (bound == Bound::Upper
-                    && n.depth > 3
-                    && n.ply > 0
-                    && self.frames[n.ply - 1].tt_pv);
             self.tt.store(
                 n.hash,
                 code,
@@ -688,7 +619,6 @@ impl Worker<'_> {
                 if n.in_check { 0 } else { n.raw_eval },
                 n.depth,
                 bound,
-                pv,
             );
             // Step 9b. The correction history learns from a quiet best move (or none) whose
             // score lies on the side of the static evaluation its bound allows.

@@ -17,8 +17,7 @@ impl Worker<'_> {
     /// Step 5. Reverse futility pruning: a static evaluation far enough above beta at a
     /// shallow depth is taken as the node's score.
     pub(super) fn reverse_futility(&self, n: &Node) -> Option<i32> {
-        (!n.tt_pv
-            && n.depth <= self.t.rfp_max_depth
+        (n.depth <= self.t.rfp_max_depth
             && n.beta.abs() < TB_WIN_BOUND
             && n.static_eval - self.t.rfp_margin * (n.depth - i32::from(n.improving)) >= n.beta)
             .then_some(n.static_eval)
@@ -132,7 +131,6 @@ impl Worker<'_> {
                     n.raw_eval,
                     n.depth - 3,
                     Bound::Lower,
-                    n.tt_pv,
                 );
                 return Some(score);
             }

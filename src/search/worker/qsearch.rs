@@ -1,18 +1,17 @@
 //! The quiescence search: captures and queen promotions (every evasion in check) until the
-//! position is quiet, with stand pat, delta pruning and SEE pruning; the hash table's move
-//! first, its score refining the stand pat.
+//! position is quiet, with stand pat, delta pruning and SEE pruning.
 
 use shakmaty::{Chess, Position, Role};
 
 use super::Worker;
 use crate::chess::notation::encode_move;
 use crate::chess::rules::dead_material;
-use crate::chess::score::{INF, MATE, MAX_PLY, TB_WIN_BOUND, value};
+use crate::chess::score::{INF, MATE, MAX_PLY, value};
 use crate::chess::zobrist::play;
 use crate::chess::{movegen, see};
 use crate::search::correction::Keys;
 use crate::search::ordering::{pick, score_captures};
-use crate::search::tt::{Bound, TtEntry, score_from_tt, score_to_tt};
+use crate::search::tt::{Bound, score_to_tt};
 
 impl Worker<'_> {
     pub(super) fn qsearch(
@@ -61,13 +60,8 @@ impl Worker<'_> {
                 Some(e) => e.eval,
                 None => self.evaluate(pos, hash, ply),
             };
-            stand_pat = refined(tt_entry, ply, self.corrected(pos, &Keys::of(pos), raw_eval));
+            stand_pat = self.corrected(pos, &Keys::of(pos), raw_eval);
             if stand_pat >= beta {
-                if tt_entry.is_none() {
-                    let score = score_to_tt(stand_pat, ply);
-                    self.tt
-                        .store(hash, 0, score, raw_eval, 0, Bound::Lower, pv_node);
-                }
                 return stand_pat;
             }
             alpha = alpha.max(stand_pat);
@@ -85,8 +79,7 @@ impl Worker<'_> {
             movegen::captures(pos)
         };
         let turn = pos.turn();
-        let tt_move = tt_entry.map_or(0, |e| e.mv);
-        score_captures(&self.t, &moves, tt_move, &mut self.order[ply]);
+        score_captures(&self.t, &moves, &mut self.order[ply]);
         let n_moves = moves.len();
         let orig_alpha = alpha;
         let mut best_move = None;
@@ -135,60 +128,8 @@ impl Worker<'_> {
         }
         let bound = Bound::of(best_score, alpha, orig_alpha, beta);
         let code = best_move.map_or(0, |m| encode_move(&m));
-        self.tt.store(
-            hash,
-            code,
-            score_to_tt(best_score, ply),
-            raw_eval,
-            0,
-            bound,
-            pv_node || tt_entry.is_some_and(|e| e.pv),
-        );
+        self.tt
+            .store(hash, code, score_to_tt(best_score, ply), raw_eval, 0, bound);
         best_score
-    }
-}
-
-/// The stand pat `eval` refined by the hash entry's score where its bound says the position is
-/// worth more (a lower bound above it) or less (an upper bound below it), as in Stockfish.
-fn refined(entry: Option<TtEntry>, ply: usize, eval: i32) -> i32 {
-    let Some(e) = entry else {
-        return eval;
-    };
-    let s = score_from_tt(e.score, ply);
-    let better = match e.bound {
-        Bound::Exact => true,
-        Bound::Lower => s > eval,
-        Bound::Upper => s < eval,
-    };
-    if better && s.abs() < TB_WIN_BOUND {
-        s
-    } else {
-        eval
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_hash_score_refines_the_stand_pat_only_where_its_bound_allows() {
-        let e = |score, bound| {
-            Some(TtEntry {
-                mv: 0,
-                score,
-                eval: 0,
-                depth: 3,
-                bound,
-            })
-        };
-        assert_eq!(refined(None, 4, 50), 50);
-        assert_eq!(refined(e(80, Bound::Lower), 4, 50), 80);
-        assert_eq!(refined(e(20, Bound::Lower), 4, 50), 50);
-        assert_eq!(refined(e(20, Bound::Upper), 4, 50), 20);
-        assert_eq!(refined(e(80, Bound::Upper), 4, 50), 50);
-        assert_eq!(refined(e(-30, Bound::Exact), 4, 50), -30);
-        // A mate score stays out of the stand pat.
-        assert_eq!(refined(e(MATE - 10, Bound::Lower), 4, 50), 50);
     }
 }
