@@ -39,11 +39,14 @@ GAMES="${GAMES:-20000}"
 CONCURRENCY="${CONCURRENCY:-2}"
 # Issue 28's changes still undecided. First the candidates never run, whose blunder checks at 25,000
 # nodes were positive, before the tests that lean to H0, so that the hours left go where a gain is
-# likeliest: late losing captures reduced (add4403, reverted in main until it passes), the hash
-# table's PV flag (87146b6, reverted likewise; +6), the quiescence search's use of the hash entry
-# (13fb36c, reverted likewise; its parent 8d811ea has the tree of 3441027), the re-search half of
-# the LMR refinements (0eea36b, reverted likewise: +4 after 3,207 games, LLR 0.78, so close to the
-# middle of the bounds that it needs thousands more; it waits behind the three), and what ProbCut is
+# likeliest: late losing captures reduced (add4403, reverted in main until it passes), then the
+# three below together on today's search (0a909e4, reverted likewise: each alone is worth a few Elo
+# at most, and an SPRT near the middle of its bounds needs some 10,000 games; together they should
+# decide in a few thousand; a pass makes their own links moot), the hash table's PV flag (87146b6,
+# reverted likewise; +6), the quiescence search's use of the hash entry (13fb36c, reverted
+# likewise; its parent 8d811ea has the tree of 3441027), the re-search half of the LMR refinements
+# (0eea36b, reverted likewise: +4 after 3,207 games, LLR 0.78, so close to the middle of the
+# bounds that it needs thousands more; it waits behind the three), and what ProbCut is
 # worth in today's search (1a7d064 against itself with it switched off; the tests against their
 # parents, razoring's a751c51 with 62 games and ProbCut's 84b450d with none, are superseded; their
 # archives stay). Then razoring taken out of today's search as a gainer (RazorMaxDepth=0 against the
@@ -58,7 +61,7 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # move, time-soft80, whose TimeSoftPercent 80 is now the default: H1; fdb3398 and 41172ab: H0,
 # reverted) and the superseded one (b7e3328) have left the list. The seeds are those of the runs
 # begun earlier (their archived PGNs resume).
-CHAIN="${CHAIN:-add4403:3441027:48 87146b6:3d5984f:54 13fb36c:3441027:47 0eea36b:3d5984f:55 1a7d064:1a7d064+ProbCutMinDepth=1000:51:probcut-1a7d064 3d5984f+RazorMaxDepth=0:3d5984f:58:no-razoring 9f4f52f:1c646df:59 883c6bf:3441027:46 3874fb5:cadc9c9:44 cadc9c9:8e5c01c:43 229dd74:b7e3328:36 362ac48:b559f68:28 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41}"
+CHAIN="${CHAIN:-add4403:3441027:48 0a909e4:3d48b67:60 87146b6:3d5984f:54 13fb36c:3441027:47 0eea36b:3d5984f:55 1a7d064:1a7d064+ProbCutMinDepth=1000:51:probcut-1a7d064 3d5984f+RazorMaxDepth=0:3d5984f:58:no-razoring 9f4f52f:1c646df:59 883c6bf:3441027:46 3874fb5:cadc9c9:44 cadc9c9:8e5c01c:43 229dd74:b7e3328:36 362ac48:b559f68:28 4a29748+EvalFiftyDamp=50:4a29748:40 d71b4a7+EvalMaterialScale=20:d71b4a7:41}"
 ARCHIVE="${ARCHIVE:-$ROOT/benchmarks/sprt}"
 mkdir -p "$DIR/bin" "$ARCHIVE"
 
