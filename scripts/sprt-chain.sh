@@ -42,9 +42,10 @@ CONCURRENCY="${CONCURRENCY:-2}"
 # likeliest: late losing captures reduced (add4403, reverted in main until it passes), then the
 # three below together on today's search (0a909e4, reverted likewise: each alone is worth a few Elo
 # at most, and an SPRT near the middle of its bounds needs some 10,000 games; together they should
-# decide in a few thousand; a pass makes their own links moot), the hash table's PV flag (87146b6,
-# reverted likewise; +6), the quiescence search's use of the hash entry (13fb36c, reverted
-# likewise; its parent 8d811ea has the tree of 3441027), the re-search half of the LMR refinements
+# decide in a few thousand; not screened at fixed nodes; a pass makes their own links moot), the
+# hash table's PV flag (87146b6, reverted likewise; +6), the quiescence search's use of the hash
+# entry (13fb36c, reverted likewise; its parent 8d811ea has the tree of 3441027), the re-search
+# half of the LMR refinements
 # (0eea36b, reverted likewise: +4 after 3,207 games, LLR 0.78, so close to the middle of the
 # bounds that it needs thousands more; it waits behind the three), and what ProbCut is
 # worth in today's search (1a7d064 against itself with it switched off; the tests against their

@@ -235,11 +235,11 @@ fn spsa_refuses_bad_inputs() {
 /// `scripts/sprt-chain.sh` against a stand-in for `deepred match` (the commits' binaries
 /// already in place, so nothing is built): stopped by SIGTERM mid-test, it keeps the games
 /// played so far compressed in its archive (as `--snapshot` does beside it, whole games only,
-/// leaving the archive as it was when compression fails);
-/// with the data folder's PGN lost, it resumes from the archive, hands the match those games with
-/// `--resume`, and records the decision; run once more, it skips the decided test. A CHANGE of the form COMMIT+NAME=VALUE plays COMMIT's binary
-/// with that option; a PARENT of that form gives the opponent its options (a technique taken
-/// out), and a fourth field names the test.
+/// leaving the archive as it was when compression fails); with the data folder's PGN lost, it
+/// resumes from the archive, hands the match those games with `--resume`, and records the
+/// decision; run once more, it skips the decided test. A CHANGE of the form COMMIT+NAME=VALUE
+/// plays COMMIT's binary with that option; a PARENT of that form gives the opponent its options
+/// (a technique taken out), and a fourth field names the test.
 #[cfg(unix)]
 #[test]
 fn sprt_chain_keeps_its_games_through_a_stop_and_a_lost_data_folder() {
